@@ -1,0 +1,1 @@
+"""The ``arklow`` command line: plan, simulate and inspect."""

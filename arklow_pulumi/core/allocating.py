@@ -1,0 +1,201 @@
+"""Fair allocation and admission for every lane across every pool: the engine's contract.
+
+Per tick, with ``e = min(demand, limit)`` for each lane:
+
+1. **allocation**: weighted max-min fairness over all lanes and pools at once (progressive
+   filling capped by ``e``). A lane's ``held = e - allocation`` is work held back by sharing.
+2. **admission**: starting from the allocation, the capacity still unused in each pool is filled
+   again by weight, capped by each lane's ``limit``. A saturated pool adds nothing, so in a
+   constrained pool admission equals allocation; in a steady pool active lanes get headroom.
+3. **pool state**: ``demand = Σ e × cost``, ``pressure = demand / capacity`` (0 without demand,
+   ``None`` for positive demand on zero capacity); ``idle``, ``steady`` (pressure ≤ 1) or
+   ``constrained``.
+4. **scale decision**: see :mod:`arklow_pulumi.core.scaling`.
+
+A topology is compiled once into index arrays (:class:`CompiledTopology`, cached per topology),
+so a controller tick only pays for the two fillings.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass
+from weakref import WeakKeyDictionary
+from typing import Literal
+
+from arklow_pulumi.core.errors import InvalidInput, Problem
+from arklow_pulumi.core.filling import progressive_fill
+from arklow_pulumi.core.scaling import desired_replicas
+from arklow_pulumi.core.topology import Topology
+
+PoolState = Literal["idle", "steady", "constrained"]
+
+
+@dataclass(frozen=True, slots=True)
+class LaneResult:
+    demand: float
+    allocation: float
+    held: float
+    admission: float
+
+
+@dataclass(frozen=True, slots=True)
+class PoolResult:
+    resource: str
+    capacity: float
+    demand: float
+    pressure: float | None
+    state: PoolState
+    desired_replicas: tuple[int, ...]
+
+    @property
+    def desired_total(self) -> int:
+        return sum(self.desired_replicas)
+
+
+@dataclass(frozen=True, slots=True)
+class Allocation:
+    lanes: Mapping[str, LaneResult]
+    pools: Mapping[str, PoolResult]
+
+
+@dataclass(frozen=True, slots=True)
+class CompiledTopology:
+    """Index arrays of a topology: lanes and pools by position, incidences both ways."""
+
+    lane_keys: tuple[str, ...]
+    pool_names: tuple[str, ...]
+    weights: tuple[float, ...]
+    limits: tuple[float, ...]
+    lane_pools: tuple[tuple[tuple[int, float], ...], ...]
+    pool_lanes: tuple[tuple[tuple[int, float], ...], ...]
+
+
+_COMPILED: WeakKeyDictionary[Topology, CompiledTopology] = WeakKeyDictionary()
+
+
+def compile_topology(topo: Topology) -> CompiledTopology:
+    """The topology's index arrays, built once per topology value."""
+    compiled = _COMPILED.get(topo)
+    if compiled is None:
+        compiled = _COMPILED[topo] = _compile(topo)
+    return compiled
+
+
+def _compile(topo: Topology) -> CompiledTopology:
+    pool_names = tuple(topo.pools)
+    pool_index = {name: p for p, name in enumerate(pool_names)}
+    memberships = topo.memberships
+    lane_keys: list[str] = []
+    weights: list[float] = []
+    limits: list[float] = []
+    lane_pools: list[tuple[tuple[int, float], ...]] = []
+    pool_lanes: list[list[tuple[int, float]]] = [[] for _ in pool_names]
+    for dest in topo.destinations.values():
+        dest_pools = [(pool_index[memberships[(dest.name, r)]], r) for r in dest.resources]
+        for lane in dest.lanes:
+            i = len(lane_keys)
+            lane_keys.append(lane.key)
+            weights.append(lane.weight)
+            limits.append(lane.limit)
+            incidences = tuple((p, lane.cost.get(r, 1.0)) for p, r in dest_pools)
+            lane_pools.append(incidences)
+            for p, c in incidences:
+                pool_lanes[p].append((i, c))
+    return CompiledTopology(
+        lane_keys=tuple(lane_keys),
+        pool_names=pool_names,
+        weights=tuple(weights),
+        limits=tuple(limits),
+        lane_pools=tuple(lane_pools),
+        pool_lanes=tuple(tuple(lanes) for lanes in pool_lanes),
+    )
+
+
+def check_demand(topo: Topology, demand: Mapping[str, float]) -> None:
+    """Refuse demand for an unknown lane, and negative or non-finite demand."""
+    known = topo.lanes_by_key
+    problems = []
+    for key, value in demand.items():
+        if key not in known:
+            problems.append(Problem(f"demand lane {key!r}", "lanes", "no such lane in the topology"))
+        elif not value >= 0 or value == float("inf"):
+            problems.append(Problem(f"demand lane {key!r}", "lanes", f"must be >= 0 (got {value})"))
+    if problems:
+        raise InvalidInput(problems)
+
+
+def allocate(
+    topo: Topology,
+    demand: Mapping[str, float],
+    capacity: Mapping[str, float] | None = None,
+) -> Allocation:
+    """Allocation and admission for every lane, state and scale decision for every pool.
+
+    ``demand`` maps lane keys (``<destination>/<lane>``) to in-flight plus queued units; a lane
+    not listed has none. ``capacity`` overrides pool capacities (default: each pool's supply).
+    """
+    check_demand(topo, demand)
+    c = compile_topology(topo)
+    caps = [min(demand.get(k, 0.0), limit) for k, limit in zip(c.lane_keys, c.limits, strict=True)]
+    supply = [
+        topo.pools[name].supply if capacity is None else capacity.get(name, topo.pools[name].supply)
+        for name in c.pool_names
+    ]
+    first = progressive_fill(caps, c.weights, c.lane_pools, c.pool_lanes, supply)
+    alloc = first.allocation
+    residual = _residual(supply, alloc, c, first.saturated)
+    room = [max(limit - a, 0.0) for limit, a in zip(c.limits, alloc, strict=True)]
+    second = progressive_fill(room, c.weights, c.lane_pools, c.pool_lanes, residual)
+    lanes = {
+        key: LaneResult(
+            demand=demand.get(key, 0.0),
+            allocation=alloc[i],
+            held=max(caps[i] - alloc[i], 0.0),
+            admission=min(alloc[i] + second.allocation[i], c.limits[i]),
+        )
+        for i, key in enumerate(c.lane_keys)
+    }
+    pools = _pool_results(topo, c, caps, supply)
+    return Allocation(lanes=lanes, pools=pools)
+
+
+def _residual(
+    supply: list[float], alloc: list[float], c: CompiledTopology, saturated: list[bool]
+) -> list[float]:
+    residual = []
+    for p, lanes in enumerate(c.pool_lanes):
+        if saturated[p]:
+            residual.append(0.0)
+            continue
+        used = sum(alloc[i] * cost for i, cost in lanes)
+        residual.append(max(supply[p] - used, 0.0))
+    return residual
+
+
+def _pool_results(
+    topo: Topology, c: CompiledTopology, caps: list[float], supply: list[float]
+) -> dict[str, PoolResult]:
+    results = {}
+    for p, name in enumerate(c.pool_names):
+        pool = topo.pools[name]
+        pool_demand = sum(caps[i] * cost for i, cost in c.pool_lanes[p])
+        pressure, state = pool_pressure(pool_demand, supply[p])
+        results[name] = PoolResult(
+            resource=pool.resource,
+            capacity=supply[p],
+            demand=pool_demand,
+            pressure=pressure,
+            state=state,
+            desired_replicas=desired_replicas(pool_demand, pool.headroom, pool.scale_targets),
+        )
+    return results
+
+
+def pool_pressure(demand: float, capacity: float) -> tuple[float | None, PoolState]:
+    if demand <= 0:
+        return 0.0, "idle"
+    if capacity <= 0:
+        return None, "constrained"
+    pressure = demand / capacity
+    return pressure, "steady" if pressure <= 1 else "constrained"

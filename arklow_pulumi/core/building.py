@@ -1,0 +1,198 @@
+"""Build a :class:`Topology` from a :class:`TopologySpec`, checking the rules that span objects.
+
+A declared pool lists its members; every (destination, resource) not listed by any pool is in the
+destination's standalone pool ``<destination>/<resource>`` (T1), whose capacity is the
+destination's ``standalone_capacity`` for that resource. A declared pool may carry a standalone
+pool's name if that destination is one of its members (T7: the standalone pool, now shared).
+All problems are collected and raised together; nothing is half built.
+"""
+
+from __future__ import annotations
+
+from collections import Counter
+from collections.abc import Iterator
+
+from arklow_pulumi.core.errors import InvalidInput, Problem
+from arklow_pulumi.core.spec import DestinationSpec, PoolSpec, ScaleTargetSpec, TopologySpec
+from arklow_pulumi.core.topology import (
+    Destination,
+    GroupRef,
+    Lane,
+    Pool,
+    ScaleTarget,
+    Topology,
+    frozen_map,
+    standalone_pool_name,
+)
+from arklow_pulumi.core.validating import destination_problems, pool_problems
+
+
+def destination_from_spec(spec: DestinationSpec) -> Destination:
+    lanes = tuple(
+        Lane(
+            destination=spec.name,
+            name=lane.name,
+            limit=lane.limit,
+            weight=lane.weight,
+            cost=frozen_map(lane.cost or {}),
+        )
+        for lane in spec.lanes
+    )
+    return Destination(
+        name=spec.name,
+        resources=tuple(spec.resources),
+        lanes=lanes,
+        standalone_capacity=frozen_map(spec.standalone_capacity),
+    )
+
+
+def target_from_spec(spec: ScaleTargetSpec) -> ScaleTarget:
+    group = GroupRef(
+        kind=spec.kind,
+        name=spec.group or spec.name,
+        region=spec.region,
+        zone=spec.zone,
+        project=spec.project,
+    )
+    return ScaleTarget(
+        name=spec.name,
+        group=group,
+        min_replicas=spec.min_replicas,
+        max_replicas=spec.max_replicas,
+        units_per_replica=spec.units_per_replica,
+        replicas=spec.min_replicas if spec.replicas is None else spec.replicas,
+        override_policies=spec.override_policies,
+    )
+
+
+def pool_from_spec(spec: PoolSpec, owner: str | None = None) -> Pool:
+    return Pool(
+        name=spec.name,
+        resource=spec.resource,
+        capacity=spec.capacity,
+        headroom=spec.headroom,
+        scale_targets=tuple(target_from_spec(t) for t in spec.scale_targets),
+        owner=owner,
+    )
+
+
+def build_topology(spec: TopologySpec) -> Topology:
+    """Check every cross-object rule and build the topology, or raise :class:`InvalidInput`."""
+    destinations = {d.name: destination_from_spec(d) for d in spec.destinations}
+    problems = list(_problems(spec, destinations))
+    if problems:
+        raise InvalidInput(problems)
+    return _assemble(spec, destinations)
+
+
+def _problems(spec: TopologySpec, destinations: dict[str, Destination]) -> Iterator[Problem]:
+    for name, n in Counter(d.name for d in spec.destinations).items():
+        if n > 1:
+            yield Problem(f"destination {name!r}", "name", f"duplicate destination name ({n}×)")
+    for name, n in Counter(p.name for p in spec.pools).items():
+        if n > 1:
+            yield Problem(f"pool {name!r}", "name", f"duplicate pool name ({n}×)")
+    for dest in destinations.values():
+        yield from destination_problems(dest)
+    yield from _target_problems(spec)
+    yield from _membership_problems(spec, destinations)
+
+
+def _target_problems(spec: TopologySpec) -> Iterator[Problem]:
+    seen_names: dict[str, str] = {}
+    seen_groups: dict[GroupRef, tuple[str, str]] = {}
+    for pool_spec in spec.pools:
+        pool = pool_from_spec(pool_spec)
+        yield from pool_problems(pool)
+        for target in pool.scale_targets:
+            obj = f"pool {pool.name!r}, scale target {target.name!r}"
+            other_pool = seen_names.setdefault(target.name, pool.name)
+            if other_pool != pool.name:
+                yield Problem(obj, "name", f"a scale target of this name is in pool {other_pool!r}")
+            other = seen_groups.setdefault(target.group, (pool.name, target.name))
+            if other != (pool.name, target.name):
+                yield Problem(
+                    obj,
+                    "group",
+                    f"group {target.group} is already scale target {other[1]!r} of pool "
+                    f"{other[0]!r}; two targets would fight over one group",
+                )
+
+
+def _membership_problems(
+    spec: TopologySpec, destinations: dict[str, Destination]
+) -> Iterator[Problem]:
+    claimed: dict[tuple[str, str], str] = {}
+    for pool in spec.pools:
+        obj = f"pool {pool.name!r}"
+        for member, n in Counter(pool.members).items():
+            if n > 1:
+                yield Problem(obj, "members", f"destination {member!r} is listed {n} times")
+        for member in dict.fromkeys(pool.members):
+            dest = destinations.get(member)
+            if dest is None:
+                yield Problem(obj, "members", f"unknown destination {member!r}")
+                continue
+            if pool.resource not in dest.resources:
+                yield Problem(
+                    obj,
+                    "members",
+                    f"destination {member!r} does not draw from resource {pool.resource!r} "
+                    f"(it draws from {list(dest.resources)}); it would wait on an unrelated "
+                    "constraint",
+                )
+                continue
+            first = claimed.setdefault((member, pool.resource), pool.name)
+            if first != pool.name:
+                yield Problem(
+                    obj,
+                    "members",
+                    f"destination {member!r} is already in pool {first!r} for resource "
+                    f"{pool.resource!r}; a destination belongs to one pool per resource",
+                )
+    yield from _reserved_name_problems(spec, destinations, claimed)
+
+
+def _reserved_name_problems(
+    spec: TopologySpec,
+    destinations: dict[str, Destination],
+    claimed: dict[tuple[str, str], str],
+) -> Iterator[Problem]:
+    standalone = {
+        standalone_pool_name(d.name, r): (d.name, r)
+        for d in destinations.values()
+        for r in d.resources
+    }
+    for pool in spec.pools:
+        owner = standalone.get(pool.name)
+        if owner is not None and claimed.get(owner) != pool.name:
+            yield Problem(
+                f"pool {pool.name!r}",
+                "name",
+                f"the name is that of the standalone pool of destination {owner[0]!r} for "
+                f"resource {owner[1]!r}, which is not a member of it",
+            )
+
+
+def _assemble(spec: TopologySpec, destinations: dict[str, Destination]) -> Topology:
+    pools: dict[str, Pool] = {}
+    memberships: dict[tuple[str, str], str] = {}
+    for pool_spec in spec.pools:
+        owner = None
+        for member in pool_spec.members:
+            memberships[(member, pool_spec.resource)] = pool_spec.name
+            if pool_spec.name == standalone_pool_name(member, pool_spec.resource):
+                owner = member
+        pools[pool_spec.name] = pool_from_spec(pool_spec, owner)
+    for dest in destinations.values():
+        for resource in dest.resources:
+            if (dest.name, resource) not in memberships:
+                name = standalone_pool_name(dest.name, resource)
+                capacity = dest.standalone_capacity.get(resource, 0.0)
+                pools[name] = Pool(name=name, resource=resource, capacity=capacity, owner=dest.name)
+                memberships[(dest.name, resource)] = name
+    return Topology(
+        destinations=frozen_map(destinations),
+        pools=frozen_map(pools),
+        memberships=frozen_map(memberships),
+    )

@@ -1,0 +1,110 @@
+"""Turn raw data (parsed YAML, stack config, resource inputs) into specs, or into named problems.
+
+Pydantic reports a location such as ``('pools', 2, 'scale_targets', 0, 'min_replicas')``; people
+need ``pool 'gpu', scale target 'asg-a': field 'min_replicas'``. The raw data is walked along the
+location to find each object's name.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from typing import Any, TypeVar
+
+from pydantic import BaseModel, ValidationError
+
+from arklow_pulumi.core.errors import InvalidInput, Problem
+from arklow_pulumi.core.spec import DemandSpec, TopologySpec
+
+_LABELS = {
+    "destinations": "destination",
+    "lanes": "lane",
+    "pools": "pool",
+    "scale_targets": "scale target",
+    "members": "member",
+    "resources": "resource",
+}
+
+M = TypeVar("M", bound=BaseModel)
+
+
+def parse_topology(raw: object, source: str = "topology") -> TopologySpec:
+    """Validate raw topology data field by field; raise :class:`InvalidInput` naming each problem."""
+    return _parse(TopologySpec, raw, source)
+
+
+def parse_demand(raw: object, source: str = "demand") -> DemandSpec:
+    """Validate a raw demand report; raise :class:`InvalidInput` naming each problem."""
+    return _parse(DemandSpec, raw, source)
+
+
+def parse_model(model: type[M], raw: object, source: str) -> M:
+    """Validate raw data against any spec model, with problems named like the topology's."""
+    return _parse(model, raw, source)
+
+
+def _parse(model: type[M], raw: object, source: str) -> M:
+    if raw is None:
+        raw = {}
+    if not isinstance(raw, Mapping):
+        raise InvalidInput.one(source, "(document)", f"expected a mapping, got {_kind(raw)}")
+    try:
+        return model.model_validate(dict(raw))
+    except ValidationError as exc:
+        raise InvalidInput(_problem(source, raw, err) for err in exc.errors()) from exc
+
+
+def _problem(source: str, raw: Any, err: Mapping[str, Any]) -> Problem:
+    loc: Sequence[str | int] = err["loc"]
+    objects: list[str] = []
+    fields: list[str] = []
+    node: Any = raw
+    i = 0
+    while i < len(loc):
+        key = loc[i]
+        child = _child(node, key)
+        label = _LABELS.get(str(key))
+        nxt = loc[i + 1] if i + 1 < len(loc) else None
+        if label and isinstance(nxt, int) and isinstance(child, list) and key != "resources":
+            element = child[nxt] if nxt < len(child) else None
+            objects.append(f"{label} {_name_of(element, nxt)}")
+            node = element
+            i += 2
+            continue
+        fields.append(str(key))
+        node = child
+        i += 1
+    obj = ", ".join(objects) if objects else source
+    field = ".".join(fields) if fields else "(object)"
+    return Problem(obj, field, _message(err))
+
+
+def _child(node: Any, key: str | int) -> Any:
+    if isinstance(node, Mapping):
+        return node.get(key)
+    if isinstance(node, list) and isinstance(key, int) and key < len(node):
+        return node[key]
+    return None
+
+
+def _name_of(element: Any, index: int) -> str:
+    if isinstance(element, Mapping) and isinstance(element.get("name"), str):
+        return repr(element["name"])
+    return f"#{index + 1}"
+
+
+def _message(err: Mapping[str, Any]) -> str:
+    msg = str(err["msg"])
+    if err.get("type") == "missing":
+        return "is required"
+    if err.get("type") == "extra_forbidden":
+        return "is not a known field"
+    value = err.get("input")
+    if isinstance(value, (str, int, float, bool)) or value is None:
+        return f"{msg[0].lower()}{msg[1:]} (got {value!r})"
+    return f"{msg[0].lower()}{msg[1:]}"
+
+
+def _kind(value: object) -> str:
+    return {list: "a list", str: "a string", int: "a number", float: "a number"}.get(
+        type(value), type(value).__name__
+    )

@@ -1,0 +1,106 @@
+"""Scale decisions: how many replicas each scale target of a pool should run.
+
+Single tick: ``desired units = demand × (1 + headroom)``; they are split across the pool's targets
+in proportion to each target's largest supply (``max_replicas × units_per_replica``), each share
+turned into replicas by ``ceil`` and clamped to the target's ``[min_replicas, max_replicas]``.
+A pool without demand (no members, or idle) settles every target to its minimum.
+
+Over time (:func:`stabilize`): scale-up follows the decision at once; scale-down follows the
+*highest* decision seen within the stabilization window, so a brief dip does not shed replicas;
+each change moves at most ``max_step`` replicas. No path returns a count outside [min, max].
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+from arklow_pulumi.core.topology import ScaleTarget
+
+_EPS = 1e-9
+
+
+def clamp(value: int, low: int, high: int) -> int:
+    return max(low, min(high, value))
+
+
+def replicas_for(units: float, units_per_replica: float) -> int:
+    """The replicas needed to supply ``units``, tolerant of float noise (10 × 1.1 → 11, not 12)."""
+    x = units / units_per_replica
+    return max(0, math.ceil(x - _EPS * max(1.0, abs(x))))
+
+
+def desired_replicas(
+    demand: float, headroom: float, targets: Sequence[ScaleTarget]
+) -> tuple[int, ...]:
+    """The single-tick decision for each target of a pool, each within its [min, max]."""
+    if not targets:
+        return ()
+    units = demand * (1.0 + headroom)
+    shares = _split(units, targets)
+    return tuple(
+        clamp(replicas_for(share, t.units_per_replica), t.min_replicas, t.max_replicas)
+        for share, t in zip(shares, targets, strict=True)
+    )
+
+
+def _split(units: float, targets: Sequence[ScaleTarget]) -> list[float]:
+    """Split ``units`` across targets by their largest supply; floors at min and ceilings at max
+    are fixed first and the rest shared again among the others."""
+    low = [t.min_replicas * t.units_per_replica for t in targets]
+    high = [t.max_replicas * t.units_per_replica for t in targets]
+    share: list[float | None] = [None] * len(targets)
+    while True:
+        free = [k for k, s in enumerate(share) if s is None]
+        if not free:
+            return [s or 0.0 for s in share]
+        left = units - sum(s for s in share if s is not None)
+        total = sum(high[k] for k in free)
+        level = left / total if total > 0 else 0.0
+        changed = False
+        for k in free:
+            if high[k] * level < low[k] or high[k] * level > high[k]:
+                share[k] = low[k] if high[k] * level < low[k] else high[k]
+                changed = True
+        if not changed:
+            for k in free:
+                share[k] = high[k] * level
+
+
+@dataclass(frozen=True, slots=True)
+class ScalePolicy:
+    """How fast decisions move: scale-down stabilization window (seconds) and step limit."""
+
+    stabilization_seconds: float = 300.0
+    max_step: int | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class Recommendation:
+    at: float
+    replicas: int
+
+
+def stabilize(
+    target: ScaleTarget,
+    current: int,
+    desired: int,
+    history: Sequence[Recommendation],
+    now: float,
+    policy: ScalePolicy,
+) -> int:
+    """The replica count to apply now, given this tick's decision and recent decisions.
+
+    ``history`` holds earlier single-tick decisions for this target (any order). The result is
+    always within the target's [min_replicas, max_replicas], whatever ``current`` is.
+    """
+    lo, hi = target.min_replicas, target.max_replicas
+    desired = clamp(desired, lo, hi)
+    window = [r.replicas for r in history if now - r.at <= policy.stabilization_seconds]
+    if desired < current:
+        desired = min(current, max([desired, *window]))
+    if policy.max_step is not None and policy.max_step > 0:
+        step = policy.max_step
+        desired = clamp(desired, current - step, current + step)
+    return clamp(desired, lo, hi)
