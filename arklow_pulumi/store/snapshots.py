@@ -1,0 +1,282 @@
+"""Read a topology snapshot from the store, and write back the difference between two snapshots.
+
+A change touches few objects, so a write loads a *partial* snapshot: the objects a rule looks at
+(:class:`Scope`), closed over everything the rules in :mod:`arklow_pulumi.core.rules` may read for
+them — every membership of the named destinations and the pools they point at, every membership
+of any standalone (collectable) pool in the snapshot, the pools whose names a new standalone pool
+could take, and, for scale-target changes, every scale target (name and group conflicts). The rule
+functions decide on that snapshot; :func:`write_changes` stores only what they changed.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Mapping
+from dataclasses import dataclass, field
+from typing import Any
+
+from sqlalchemy import Connection, Row, Table, delete, insert, or_, select, update
+
+from arklow_pulumi.core.topology import (
+    Destination,
+    GroupRef,
+    Lane,
+    Pool,
+    ScaleTarget,
+    Topology,
+    frozen_map,
+    standalone_pool_name,
+)
+from arklow_pulumi.store.tables import DestinationRow, MembershipRow, PoolRow, ScaleTargetRow
+
+DESTINATIONS: Table = DestinationRow.__table__  # type: ignore[assignment]
+POOLS: Table = PoolRow.__table__  # type: ignore[assignment]
+MEMBERSHIPS: Table = MembershipRow.__table__  # type: ignore[assignment]
+TARGETS: Table = ScaleTargetRow.__table__  # type: ignore[assignment]
+
+
+@dataclass(frozen=True)
+class Scope:
+    """What a change looks at: destinations, pools, pools with all their members, scale targets."""
+
+    destinations: frozenset[str] = frozenset()
+    pools: frozenset[str] = frozenset()
+    pools_with_members: frozenset[str] = frozenset()
+    all_targets: bool = False
+
+
+@dataclass
+class _Rows:
+    destinations: dict[str, Destination] = field(default_factory=dict)
+    pools: dict[str, Row[Any]] = field(default_factory=dict)
+    memberships: dict[tuple[str, str], str] = field(default_factory=dict)
+    targets: dict[str, list[ScaleTarget]] = field(default_factory=dict)
+
+
+# -- reading ---------------------------------------------------------------------------------
+
+
+def load_all(conn: Connection) -> Topology:
+    rows = _Rows()
+    rows.destinations = {r.name: _destination(r) for r in conn.execute(select(DESTINATIONS))}
+    rows.pools = {r.name: r for r in conn.execute(select(POOLS))}
+    rows.memberships = {
+        (r.destination, r.resource): r.pool for r in conn.execute(select(MEMBERSHIPS))
+    }
+    _add_targets(rows, conn.execute(select(TARGETS).order_by(TARGETS.c.name)))
+    return _topology(rows)
+
+
+def load_scope(conn: Connection, scope: Scope) -> Topology:
+    rows = _Rows()
+    names = set(scope.destinations)
+    if scope.pools_with_members:
+        _add_memberships(rows, conn, MEMBERSHIPS.c.pool.in_(scope.pools_with_members))
+        names |= {d for d, _ in rows.memberships}
+    if names:
+        _load_destinations(rows, conn, names)
+        _add_memberships(rows, conn, MEMBERSHIPS.c.destination.in_(names))
+    wanted = set(scope.pools) | set(scope.pools_with_members) | set(rows.memberships.values())
+    target_rows: list[Row[Any]] = []
+    if scope.all_targets:
+        target_rows = list(conn.execute(select(TARGETS).order_by(TARGETS.c.name)))
+        wanted |= {r.pool for r in target_rows}
+    _load_pools(rows, conn, wanted, rows.destinations.values())
+    owned = [name for name, r in rows.pools.items() if r.owner is not None]
+    if owned:
+        _add_memberships(rows, conn, MEMBERSHIPS.c.pool.in_(owned))
+    if not scope.all_targets and rows.pools:
+        query = select(TARGETS).where(TARGETS.c.pool.in_(rows.pools)).order_by(TARGETS.c.name)
+        target_rows = list(conn.execute(query))
+    _add_targets(rows, target_rows)
+    return _topology(rows)
+
+
+def _load_destinations(rows: _Rows, conn: Connection, names: set[str]) -> None:
+    query = select(DESTINATIONS).where(DESTINATIONS.c.name.in_(names))
+    rows.destinations.update((r.name, _destination(r)) for r in conn.execute(query))
+
+
+def _add_memberships(rows: _Rows, conn: Connection, condition: Any) -> None:
+    for r in conn.execute(select(MEMBERSHIPS).where(condition)):
+        rows.memberships[(r.destination, r.resource)] = r.pool
+
+
+def _load_pools(
+    rows: _Rows, conn: Connection, names: set[str], destinations: Iterable[Destination]
+) -> None:
+    conditions: list[Any] = []
+    if names:
+        conditions.append(POOLS.c.name.in_(names))
+    dest_names = [d.name for d in destinations]
+    if dest_names:
+        conditions.append(POOLS.c.owner.in_(dest_names))
+    for dest in destinations:
+        for resource in dest.resources:
+            # A new standalone pool takes the first free name of <d>/<r>, <d>/<r>.2, ...
+            base = standalone_pool_name(dest.name, resource)
+            conditions.append(POOLS.c.name == base)
+            conditions.append(POOLS.c.name.startswith(base + ".", autoescape=True))
+    if conditions:
+        for r in conn.execute(select(POOLS).where(or_(*conditions))):
+            rows.pools[r.name] = r
+
+
+def _add_targets(rows: _Rows, target_rows: Iterable[Row[Any]]) -> None:
+    for r in target_rows:
+        group = GroupRef(
+            kind=r.kind, name=r.group_name, region=r.region, zone=r.zone, project=r.project
+        )
+        target = ScaleTarget(
+            name=r.name,
+            group=group,
+            min_replicas=r.min_replicas,
+            max_replicas=r.max_replicas,
+            units_per_replica=r.units_per_replica,
+            replicas=r.replicas,
+            override_policies=r.override_policies,
+        )
+        rows.targets.setdefault(r.pool, []).append(target)
+
+
+def _destination(r: Row[Any]) -> Destination:
+    lanes = tuple(
+        Lane(
+            destination=r.name,
+            name=lane["name"],
+            limit=lane["limit"],
+            weight=lane["weight"],
+            cost=frozen_map(lane.get("cost") or {}),
+        )
+        for lane in r.lanes
+    )
+    return Destination(
+        name=r.name,
+        resources=tuple(r.resources),
+        lanes=lanes,
+        standalone_capacity=frozen_map(r.standalone_capacity),
+    )
+
+
+def _topology(rows: _Rows) -> Topology:
+    pools = {
+        name: Pool(
+            name=name,
+            resource=r.resource,
+            capacity=r.capacity,
+            headroom=r.headroom,
+            scale_targets=tuple(rows.targets.get(name, ())),
+            owner=r.owner,
+        )
+        for name, r in rows.pools.items()
+    }
+    return Topology(
+        destinations=frozen_map(rows.destinations),
+        pools=frozen_map(pools),
+        memberships=frozen_map(rows.memberships),
+    )
+
+
+# -- writing ---------------------------------------------------------------------------------
+
+
+def write_changes(conn: Connection, before: Topology, after: Topology) -> None:
+    """Store what ``after`` changed relative to ``before``, in an order the foreign keys accept."""
+    _upsert(conn, DESTINATIONS, before.destinations, after.destinations, _destination_values)
+    _upsert(conn, POOLS, before.pools, after.pools, _pool_values)
+    old_targets = _targets_by_name(before)
+    new_targets = _targets_by_name(after)
+    gone = [n for n in old_targets if n not in new_targets]
+    if gone:
+        conn.execute(delete(TARGETS).where(TARGETS.c.name.in_(gone)))
+    _write_memberships(conn, before.memberships, after.memberships)
+    _upsert(conn, TARGETS, old_targets, new_targets, _target_values)
+    removed_pools = [n for n in before.pools if n not in after.pools]
+    if removed_pools:
+        conn.execute(delete(POOLS).where(POOLS.c.name.in_(removed_pools)))
+    removed = [n for n in before.destinations if n not in after.destinations]
+    if removed:
+        conn.execute(delete(DESTINATIONS).where(DESTINATIONS.c.name.in_(removed)))
+
+
+def _upsert(
+    conn: Connection,
+    table: Table,
+    old: Mapping[str, Any],
+    new: Mapping[str, Any],
+    values: Any,
+) -> None:
+    added = [values(v) for k, v in new.items() if k not in old]
+    if added:
+        conn.execute(insert(table), added)
+    for key, value in new.items():
+        if key in old and values(old[key]) != values(value):
+            conn.execute(update(table).where(table.c.name == key).values(values(value)))
+
+
+def _write_memberships(
+    conn: Connection, old: Mapping[tuple[str, str], str], new: Mapping[tuple[str, str], str]
+) -> None:
+    c = MEMBERSHIPS.c
+    for key in old:
+        if key not in new:
+            conn.execute(delete(MEMBERSHIPS).where(c.destination == key[0], c.resource == key[1]))
+    for key, pool in new.items():
+        if key in old and old[key] != pool:
+            where = (c.destination == key[0], c.resource == key[1])
+            conn.execute(update(MEMBERSHIPS).where(*where).values(pool=pool))
+    added = [
+        {"destination": d, "resource": r, "pool": pool}
+        for (d, r), pool in new.items()
+        if (d, r) not in old
+    ]
+    if added:
+        conn.execute(insert(MEMBERSHIPS), added)
+
+
+def _targets_by_name(topo: Topology) -> dict[str, tuple[str, ScaleTarget]]:
+    return {t.name: (p.name, t) for p in topo.pools.values() for t in p.scale_targets}
+
+
+def _destination_values(dest: Destination) -> dict[str, Any]:
+    return {
+        "name": dest.name,
+        "resources": list(dest.resources),
+        "lanes": [
+            {
+                "name": lane.name,
+                "limit": lane.limit,
+                "weight": lane.weight,
+                "cost": dict(lane.cost) or None,
+            }
+            for lane in dest.lanes
+        ],
+        "standalone_capacity": dict(dest.standalone_capacity),
+    }
+
+
+def _pool_values(pool: Pool) -> dict[str, Any]:
+    return {
+        "name": pool.name,
+        "resource": pool.resource,
+        "capacity": pool.capacity,
+        "headroom": pool.headroom,
+        "owner": pool.owner,
+    }
+
+
+def _target_values(item: tuple[str, ScaleTarget]) -> dict[str, Any]:
+    pool, target = item
+    return {
+        "name": target.name,
+        "pool": pool,
+        "kind": target.kind,
+        "group_name": target.group.name,
+        "region": target.group.region,
+        "zone": target.group.zone,
+        "project": target.group.project,
+        "min_replicas": target.min_replicas,
+        "max_replicas": target.max_replicas,
+        "units_per_replica": target.units_per_replica,
+        "replicas": target.replicas,
+        "override_policies": target.override_policies,
+    }

@@ -1,0 +1,80 @@
+"""The topology store's tables (SQLAlchemy 2 declarative models).
+
+One row per destination, pool, membership and scale target. Lanes and per-resource numbers are
+small documents owned by their destination, kept as JSON. The topology rules live in
+:mod:`arklow_pulumi.core.rules`; the constraints here are a second line of defence:
+
+- ``memberships`` has the primary key ``(destination, resource)``: one pool per resource (T2);
+- ``memberships.pool`` and ``scale_targets.pool`` reference ``pools`` with ``ON DELETE RESTRICT``:
+  no membership or scale target can point at a deleted pool (T6).
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from sqlalchemy import JSON, Boolean, Float, ForeignKey, Integer, MetaData, String
+from sqlalchemy.orm import DeclarativeBase, Mapped, mapped_column
+
+NAMING = {
+    "ix": "ix_%(column_0_label)s",
+    "uq": "uq_%(table_name)s_%(column_0_name)s",
+    "ck": "ck_%(table_name)s_%(constraint_name)s",
+    "fk": "fk_%(table_name)s_%(column_0_name)s_%(referred_table_name)s",
+    "pk": "pk_%(table_name)s",
+}
+
+
+class Base(DeclarativeBase):
+    metadata = MetaData(naming_convention=NAMING)
+
+
+class DestinationRow(Base):
+    __tablename__ = "destinations"
+
+    name: Mapped[str] = mapped_column(String(255), primary_key=True)
+    resources: Mapped[list[str]] = mapped_column(JSON, nullable=False)
+    lanes: Mapped[list[dict[str, Any]]] = mapped_column(JSON, nullable=False)
+    standalone_capacity: Mapped[dict[str, float]] = mapped_column(JSON, nullable=False)
+
+
+class PoolRow(Base):
+    __tablename__ = "pools"
+
+    name: Mapped[str] = mapped_column(String(255), primary_key=True)
+    resource: Mapped[str] = mapped_column(String(255), nullable=False)
+    capacity: Mapped[float] = mapped_column(Float, nullable=False)
+    headroom: Mapped[float] = mapped_column(Float, nullable=False)
+    # Set on a destination's standalone pool (created by the rules, collected when empty).
+    owner: Mapped[str | None] = mapped_column(String(255), nullable=True, index=True)
+
+
+class MembershipRow(Base):
+    __tablename__ = "memberships"
+
+    destination: Mapped[str] = mapped_column(
+        String(255), ForeignKey("destinations.name", ondelete="RESTRICT"), primary_key=True
+    )
+    resource: Mapped[str] = mapped_column(String(255), primary_key=True)
+    pool: Mapped[str] = mapped_column(
+        String(255), ForeignKey("pools.name", ondelete="RESTRICT"), nullable=False, index=True
+    )
+
+
+class ScaleTargetRow(Base):
+    __tablename__ = "scale_targets"
+
+    name: Mapped[str] = mapped_column(String(255), primary_key=True)
+    pool: Mapped[str] = mapped_column(
+        String(255), ForeignKey("pools.name", ondelete="RESTRICT"), nullable=False, index=True
+    )
+    kind: Mapped[str] = mapped_column(String(32), nullable=False)
+    group_name: Mapped[str] = mapped_column(String(255), nullable=False)
+    region: Mapped[str | None] = mapped_column(String(255), nullable=True)
+    zone: Mapped[str | None] = mapped_column(String(255), nullable=True)
+    project: Mapped[str | None] = mapped_column(String(255), nullable=True)
+    min_replicas: Mapped[int] = mapped_column(Integer, nullable=False)
+    max_replicas: Mapped[int] = mapped_column(Integer, nullable=False)
+    units_per_replica: Mapped[float] = mapped_column(Float, nullable=False)
+    replicas: Mapped[int] = mapped_column(Integer, nullable=False)
+    override_policies: Mapped[bool] = mapped_column(Boolean, nullable=False, default=False)
