@@ -1,0 +1,275 @@
+"""AWS Auto Scaling groups through boto3.
+
+Describe goes in batches of 100 names per DescribeAutoScalingGroups call (paginated), one batch
+list per region. Policies and scheduled actions come from DescribePolicies /
+DescribeScheduledActions: per group when few groups are asked for, region-wide (paginated) when
+many, and not at all with ``detail=False`` (a reconcile pass looks them up only for the groups it
+is about to change). botocore retries are pinned to standard mode; ScalingActivityInProgress
+(which botocore does not retry) and anything else temporary is retried here with jittered
+backoff within a deadline. The client is created on first use and never pickled.
+"""
+
+from __future__ import annotations
+
+import threading
+from collections import Counter, defaultdict
+from collections.abc import Iterator, Mapping, Sequence
+from dataclasses import replace
+from typing import Any
+
+from arklow_pulumi.core.topology import GroupRef
+from arklow_pulumi.supply.errors import (
+    GroupNotFound,
+    PermanentSupplyError,
+    SupplyError,
+    TemporarySupplyError,
+)
+from arklow_pulumi.supply.groups import GroupState, ReplicaLimits, SetResult
+from arklow_pulumi.supply.planning import plan_change
+from arklow_pulumi.supply.retrying import Retrier, RetryPolicy
+
+BATCH = 100
+PER_GROUP_DETAIL_UP_TO = 3
+TEMPORARY_CODES = frozenset(
+    {
+        "ScalingActivityInProgress",
+        "ResourceContention",
+        "ResourceContentionFault",
+        "Throttling",
+        "ThrottlingException",
+        "RequestLimitExceeded",
+        "ServiceUnavailable",
+        "InternalFailure",
+        "InternalError",
+    }
+)
+PENDING_STATES = ("Pending", "Pending:Wait", "Pending:Proceed", "Warmed:Pending")
+
+
+class AwsAsgSupply:
+    """Supply backed by EC2 Auto Scaling groups. Holds configuration only."""
+
+    def __init__(
+        self,
+        region: str | None = None,
+        endpoint_url: str | None = None,
+        retry: RetryPolicy | None = None,
+        botocore_max_attempts: int = 3,
+    ) -> None:
+        self.region = region
+        self.endpoint_url = endpoint_url
+        self.retry = retry or RetryPolicy()
+        self.botocore_max_attempts = botocore_max_attempts
+        self.api_calls: Counter[str] = Counter()
+        self._clients: dict[str | None, Any] = {}
+        self._lock = threading.Lock()
+
+    def __getstate__(self) -> dict[str, Any]:
+        state = dict(self.__dict__)
+        state["_clients"] = {}
+        del state["_lock"]
+        return state
+
+    def __setstate__(self, state: dict[str, Any]) -> None:
+        self.__dict__.update(state)
+        self._lock = threading.Lock()
+
+    # -- describing --------------------------------------------------------------------------
+
+    def describe(
+        self, refs: Sequence[GroupRef], *, detail: bool = True
+    ) -> Mapping[GroupRef, GroupState]:
+        found: dict[GroupRef, GroupState] = {}
+        for region, group_refs in _by_region(refs, self.region).items():
+            by_name = {r.name: r for r in group_refs}
+            raw = self._describe_groups(region, list(by_name))
+            policies = scheduled = None
+            if detail:
+                policies, scheduled = self._detail(region, [g["AutoScalingGroupName"] for g in raw])
+            for group in raw:
+                name = group["AutoScalingGroupName"]
+                ref = by_name.get(name)
+                if ref is not None:
+                    found[ref] = _state(
+                        ref,
+                        group,
+                        None if policies is None else tuple(policies.get(name, ())),
+                        None if scheduled is None else tuple(scheduled.get(name, ())),
+                    )
+        return found
+
+    def _describe_groups(self, region: str | None, names: list[str]) -> list[dict[str, Any]]:
+        out: list[dict[str, Any]] = []
+        for start in range(0, len(names), BATCH):
+            batch = names[start : start + BATCH]
+            for page in self._pages(
+                region,
+                "describe_auto_scaling_groups",
+                "AutoScalingGroups",
+                AutoScalingGroupNames=batch,
+                MaxRecords=BATCH,
+            ):
+                out.extend(page)
+        return out
+
+    def _detail(
+        self, region: str | None, names: list[str]
+    ) -> tuple[dict[str, list[str]], dict[str, list[str]]]:
+        policies: dict[str, list[str]] = defaultdict(list)
+        scheduled: dict[str, list[str]] = defaultdict(list)
+        scopes: list[dict[str, Any]] = (
+            [{"AutoScalingGroupName": n} for n in names]
+            if len(names) <= PER_GROUP_DETAIL_UP_TO
+            else [{}]
+        )
+        for scope in scopes:
+            for page in self._pages(region, "describe_policies", "ScalingPolicies", **scope):
+                for p in page:
+                    policies[p["AutoScalingGroupName"]].append(p["PolicyName"])
+            for page in self._pages(
+                region, "describe_scheduled_actions", "ScheduledUpdateGroupActions", **scope
+            ):
+                for a in page:
+                    scheduled[a["AutoScalingGroupName"]].append(a["ScheduledActionName"])
+        return policies, scheduled
+
+    def _pages(
+        self, region: str | None, operation: str, key: str, **params: Any
+    ) -> Iterator[list[dict[str, Any]]]:
+        token: str | None = None
+        while True:
+            args = dict(params, NextToken=token) if token else params
+            response = self._call(region, operation, None, **args)
+            yield list(response.get(key, []))
+            token = response.get("NextToken")
+            if not token:
+                return
+
+    # -- setting -----------------------------------------------------------------------------
+
+    def set_desired(
+        self,
+        ref: GroupRef,
+        replicas: int,
+        *,
+        limits: ReplicaLimits | None = None,
+        override_policies: bool = False,
+        current: GroupState | None = None,
+    ) -> SetResult:
+        if current is None or current.policies is None:
+            current = self.describe([ref]).get(ref)
+            if current is None:
+                raise GroupNotFound(ref)
+        plan = plan_change(current, replicas, limits, override_policies)
+        if plan.method == "unchanged":
+            return SetResult.of(plan, current)
+        self._call(
+            ref.region or self.region,
+            "set_desired_capacity",
+            ref,
+            AutoScalingGroupName=ref.name,
+            DesiredCapacity=replicas,
+            HonorCooldown=False,
+        )
+        return SetResult.of(plan, replace(current, desired=replicas, stable=False))
+
+    # -- calling -----------------------------------------------------------------------------
+
+    def _call(self, region: str | None, operation: str, ref: GroupRef | None, **params: Any) -> Any:
+        client = self._client(region)
+
+        def attempt() -> Any:
+            self.api_calls[operation] += 1
+            try:
+                return getattr(client, operation)(**params)
+            except Exception as exc:
+                raise map_aws_error(exc, ref) from exc
+
+        return Retrier(self.retry).call(attempt)
+
+    def _client(self, region: str | None) -> Any:
+        with self._lock:
+            client = self._clients.get(region)
+            if client is None:
+                import boto3
+                from botocore.config import Config
+
+                config = Config(
+                    retries={"mode": "standard", "max_attempts": self.botocore_max_attempts}
+                )
+                client = boto3.session.Session().client(
+                    "autoscaling",
+                    region_name=region,
+                    config=config,
+                    endpoint_url=self.endpoint_url,
+                )
+                self._clients[region] = client
+            return client
+
+
+def map_aws_error(exc: Exception, ref: GroupRef | None) -> SupplyError:
+    """botocore's exceptions, as the project's own; the caller chains the original."""
+    from botocore.exceptions import (
+        ClientError,
+        ConnectionError,
+        HTTPClientError,
+        NoCredentialsError,
+        NoRegionError,
+    )
+
+    if isinstance(exc, SupplyError):
+        return exc
+    if isinstance(exc, ClientError):
+        error = exc.response.get("Error", {})
+        code = str(error.get("Code", ""))
+        message = str(error.get("Message", "")) or code
+        status = int(exc.response.get("ResponseMetadata", {}).get("HTTPStatusCode", 0) or 0)
+        if code in TEMPORARY_CODES or status == 429 or status >= 500:
+            return TemporarySupplyError(f"{code}: {message}", ref)
+        if ref is not None and code == "ValidationError" and "not found" in message.lower():
+            return GroupNotFound(ref)
+        return PermanentSupplyError(f"{code}: {message}", ref)
+    if isinstance(exc, (ConnectionError, HTTPClientError)):
+        return TemporarySupplyError(f"cannot reach the Auto Scaling API: {exc}", ref)
+    if isinstance(exc, NoCredentialsError):
+        return PermanentSupplyError("no AWS credentials found", ref)
+    if isinstance(exc, NoRegionError):
+        return PermanentSupplyError("no AWS region given (--region or AWS_DEFAULT_REGION)", ref)
+    return PermanentSupplyError(f"{type(exc).__name__}: {exc}", ref)
+
+
+def _by_region(refs: Sequence[GroupRef], default: str | None) -> dict[str | None, list[GroupRef]]:
+    out: dict[str | None, list[GroupRef]] = defaultdict(list)
+    for ref in refs:
+        out[ref.region or default].append(ref)
+    return out
+
+
+def _state(
+    ref: GroupRef,
+    group: Mapping[str, Any],
+    policies: tuple[str, ...] | None,
+    scheduled: tuple[str, ...] | None,
+) -> GroupState:
+    instances = list(group.get("Instances", []))
+    in_service = sum(1 for i in instances if i.get("LifecycleState") == "InService")
+    pending = sum(1 for i in instances if i.get("LifecycleState") in PENDING_STATES)
+    desired = int(group["DesiredCapacity"])
+    protected = (
+        all(i.get("ProtectedFromScaleIn", False) for i in instances)
+        if instances
+        else bool(group.get("NewInstancesProtectedFromScaleIn", False))
+    )
+    return GroupState(
+        ref=ref,
+        desired=desired,
+        in_service=in_service,
+        pending=pending,
+        min=int(group["MinSize"]),
+        max=int(group["MaxSize"]),
+        autoscaler=False,
+        policies=policies,
+        scheduled_actions=scheduled,
+        scale_in_protected=protected,
+        stable=pending == 0 and in_service == desired,
+    )

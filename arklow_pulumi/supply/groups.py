@@ -1,0 +1,118 @@
+"""Values the supply bindings exchange: what a group looks like, limits, and what a change did."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Literal
+
+from arklow_pulumi.core.topology import GroupRef, ScaleTarget
+
+Method = Literal["resize", "set_desired_capacity", "autoscaler_window", "unchanged"]
+
+
+@dataclass(frozen=True, slots=True)
+class GroupState:
+    """A point-in-time view of one cloud group.
+
+    ``min``/``max`` are the group's own bounds: an ASG's MinSize/MaxSize, a MIG autoscaler's
+    window, ``None`` for a MIG without an autoscaler. ``policies`` and ``scheduled_actions`` are
+    ``None`` when they were not looked up (a cheap describe), ``()`` when there are none.
+    """
+
+    ref: GroupRef
+    desired: int
+    in_service: int
+    pending: int = 0
+    min: int | None = None
+    max: int | None = None
+    autoscaler: bool = False
+    policies: tuple[str, ...] | None = ()
+    scheduled_actions: tuple[str, ...] | None = ()
+    scale_in_protected: bool = False
+    stable: bool = True
+    autoscaler_link: str | None = None
+
+    def as_json(self) -> dict[str, object]:
+        """The shape ``arklow supply describe --format json`` prints."""
+        return {
+            "kind": self.ref.kind,
+            "name": self.ref.name,
+            "desired": self.desired,
+            "in_service": self.in_service,
+            "pending": self.pending,
+            "min": self.min,
+            "max": self.max,
+            "autoscaler": self.autoscaler,
+            "policies": list(self.policies or ()),
+            "scheduled_actions": list(self.scheduled_actions or ()),
+            "scale_in_protected": self.scale_in_protected,
+            "stable": self.stable,
+        }
+
+
+@dataclass(frozen=True, slots=True)
+class ReplicaLimits:
+    """A scale target's [min_replicas, max_replicas]."""
+
+    min_replicas: int
+    max_replicas: int
+
+    @classmethod
+    def of(cls, target: ScaleTarget) -> ReplicaLimits:
+        return cls(target.min_replicas, target.max_replicas)
+
+
+@dataclass(frozen=True, slots=True)
+class Plan:
+    """What a set would do to one group; computed without any call (used for --dry-run)."""
+
+    ref: GroupRef
+    previous: int
+    desired: int
+    method: Method
+    window: tuple[int, int] | None = None
+    warnings: tuple[str, ...] = ()
+
+    def as_json(self) -> dict[str, object]:
+        return {
+            "kind": self.ref.kind,
+            "name": self.ref.name,
+            "previous": self.previous,
+            "desired": self.desired,
+            "method": self.method,
+            "window": list(self.window) if self.window else None,
+            "warnings": list(self.warnings),
+        }
+
+
+@dataclass(frozen=True, slots=True)
+class SetResult:
+    """What a set did: the method used, the counts before and after, and the group afterwards."""
+
+    ref: GroupRef
+    previous: int
+    desired: int
+    method: Method
+    window: tuple[int, int] | None = None
+    warnings: tuple[str, ...] = ()
+    request_id: str | None = None
+    state: GroupState | None = None
+
+    @property
+    def changed(self) -> bool:
+        return self.method != "unchanged"
+
+    @classmethod
+    def of(
+        cls, plan: Plan, state: GroupState | None = None, request_id: str | None = None
+    ) -> SetResult:
+        return cls(
+            plan.ref,
+            plan.previous,
+            plan.desired,
+            plan.method,
+            plan.window,
+            plan.warnings,
+            request_id,
+            state,
+        )

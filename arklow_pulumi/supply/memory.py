@@ -1,0 +1,84 @@
+"""An in-memory supply for unit tests: the same contract, planning and refusals as the clouds.
+
+Groups are seeded with :meth:`InMemorySupply.add`. ASG-kind groups act like an ASG (hard
+[min, max], policies); MIG-kind groups like a MIG (an optional autoscaler window). Calls are
+counted in ``calls`` ("describe" per describe call, "write" per write) so tests can prove a pass
+made no write.
+"""
+
+from __future__ import annotations
+
+import threading
+from collections import Counter
+from collections.abc import Mapping, Sequence
+from dataclasses import replace
+from typing import Any
+
+from arklow_pulumi.core.topology import GroupRef
+from arklow_pulumi.supply.contract import describe_one
+from arklow_pulumi.supply.errors import SupplyError
+from arklow_pulumi.supply.groups import GroupState, ReplicaLimits, SetResult
+from arklow_pulumi.supply.planning import plan_change
+
+
+class InMemorySupply:
+    def __init__(self, groups: Sequence[GroupState] = ()) -> None:
+        self.groups: dict[GroupRef, GroupState] = {g.ref: g for g in groups}
+        self.calls: Counter[str] = Counter()
+        self.fail_next: list[SupplyError] = []
+        self._lock = threading.Lock()
+
+    def __getstate__(self) -> dict[str, Any]:
+        state = dict(self.__dict__)
+        del state["_lock"]
+        return state
+
+    def __setstate__(self, state: dict[str, Any]) -> None:
+        self.__dict__.update(state)
+        self._lock = threading.Lock()
+
+    def add(self, group: GroupState) -> GroupState:
+        with self._lock:
+            self.groups[group.ref] = group
+        return group
+
+    def _maybe_fail(self) -> None:
+        if self.fail_next:
+            raise self.fail_next.pop(0)
+
+    def describe(
+        self, refs: Sequence[GroupRef], *, detail: bool = True
+    ) -> Mapping[GroupRef, GroupState]:
+        with self._lock:
+            self.calls["describe"] += 1
+            self._maybe_fail()
+            found = {r: self.groups[r] for r in refs if r in self.groups}
+        if detail:
+            return found
+        return {r: replace(g, policies=None, scheduled_actions=None) for r, g in found.items()}
+
+    def set_desired(
+        self,
+        ref: GroupRef,
+        replicas: int,
+        *,
+        limits: ReplicaLimits | None = None,
+        override_policies: bool = False,
+        current: GroupState | None = None,
+    ) -> SetResult:
+        state = describe_one(self, ref) if current is None or current.policies is None else current
+        plan = plan_change(state, replicas, limits, override_policies)
+        if plan.method == "unchanged":
+            return SetResult.of(plan, state)
+        with self._lock:
+            self.calls["write"] += 1
+            self._maybe_fail()
+            group = self.groups[ref]
+            if plan.window is not None:
+                low, high = plan.window
+                size = max(low, min(high, group.desired))
+                after = replace(group, min=low, max=high, desired=size, in_service=size)
+            else:
+                after = replace(group, desired=replicas, in_service=replicas)
+            self.groups[ref] = after
+        return SetResult.of(plan, after)
