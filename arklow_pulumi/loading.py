@@ -17,7 +17,9 @@ def read_yaml(path: Path, what: str) -> object:
     try:
         text = path.read_text(encoding="utf-8")
     except OSError as exc:
-        raise InvalidInput.one(f"{what} file {str(path)!r}", "(file)", exc.strerror or str(exc)) from exc
+        raise InvalidInput.one(
+            f"{what} file {str(path)!r}", "(file)", exc.strerror or str(exc)
+        ) from exc
     except UnicodeDecodeError as exc:
         raise InvalidInput.one(f"{what} file {str(path)!r}", "(file)", "is not UTF-8 text") from exc
     try:
@@ -26,9 +28,7 @@ def read_yaml(path: Path, what: str) -> object:
         mark = getattr(exc, "problem_mark", None)
         where = f" at line {mark.line + 1}, column {mark.column + 1}" if mark else ""
         problem = getattr(exc, "problem", None) or "malformed YAML"
-        raise InvalidInput.one(
-            f"{what} file {str(path)!r}", "(yaml)", f"{problem}{where}"
-        ) from exc
+        raise InvalidInput.one(f"{what} file {str(path)!r}", "(yaml)", f"{problem}{where}") from exc
 
 
 def load_topology(path: Path) -> Topology:

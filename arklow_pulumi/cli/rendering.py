@@ -53,10 +53,15 @@ def _fmt(value: float | None) -> str:
 
 
 def table(headers: Sequence[str], rows: Sequence[Sequence[str]], right: set[int]) -> list[str]:
-    widths = [max(len(h), *(len(r[k]) for r in rows)) if rows else len(h) for k, h in enumerate(headers)]
+    widths = [
+        max(len(h), *(len(r[k]) for r in rows)) if rows else len(h) for k, h in enumerate(headers)
+    ]
 
     def line(cells: Sequence[str]) -> str:
-        parts = [c.rjust(w) if k in right else c.ljust(w) for k, (c, w) in enumerate(zip(cells, widths, strict=True))]
+        parts = [
+            c.rjust(w) if k in right else c.ljust(w)
+            for k, (c, w) in enumerate(zip(cells, widths, strict=True))
+        ]
         return "  ".join(parts).rstrip()
 
     return [line(headers), line(["-" * w for w in widths]), *(line(r) for r in rows)]
@@ -64,19 +69,38 @@ def table(headers: Sequence[str], rows: Sequence[Sequence[str]], right: set[int]
 
 def allocation_table(result: Allocation, color: bool = False) -> str:
     pool_rows = [
-        [name, p.resource, p.state, _fmt(p.capacity), _fmt(p.demand), _fmt(p.pressure), str(p.desired_total)]
+        [
+            name,
+            p.resource,
+            p.state,
+            _fmt(p.capacity),
+            _fmt(p.demand),
+            _fmt(p.pressure),
+            str(p.desired_total),
+        ]
         for name, p in result.pools.items()
     ]
     lane_rows = [
-        [key, _fmt(lane.demand), _fmt(lane.allocation), _fmt(lane.admission), _fmt(lane.held),
-         "HELD" if lane.held > 0 else ""]
+        [
+            key,
+            _fmt(lane.demand),
+            _fmt(lane.allocation),
+            _fmt(lane.admission),
+            _fmt(lane.held),
+            "HELD" if lane.held > 0 else "",
+        ]
         for key, lane in result.lanes.items()
     ]
     out = ["POOLS"]
-    out += table(["pool", "resource", "state", "capacity", "demand", "pressure", "replicas"],
-                 pool_rows, right={3, 4, 5, 6})
+    out += table(
+        ["pool", "resource", "state", "capacity", "demand", "pressure", "replicas"],
+        pool_rows,
+        right={3, 4, 5, 6},
+    )
     out += ["", "LANES"]
-    lines = table(["lane", "demand", "allocation", "admission", "held", ""], lane_rows, right={1, 2, 3, 4})
+    lines = table(
+        ["lane", "demand", "allocation", "admission", "held", ""], lane_rows, right={1, 2, 3, 4}
+    )
     held = sum(1 for lane in result.lanes.values() if lane.held > 0)
     if color:
         lines = [f"\x1b[1;31m{line}\x1b[0m" if line.endswith("HELD") else line for line in lines]

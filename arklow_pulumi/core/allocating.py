@@ -18,10 +18,11 @@ so a controller tick only pays for the two fillings.
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+import math
+from collections.abc import Iterator, Mapping
 from dataclasses import dataclass
-from weakref import WeakKeyDictionary
 from typing import Literal
+from weakref import WeakKeyDictionary
 
 from arklow_pulumi.core.errors import InvalidInput, Problem
 from arklow_pulumi.core.filling import progressive_fill
@@ -53,6 +54,37 @@ class PoolResult:
         return sum(self.desired_replicas)
 
 
+class LaneResults(Mapping[str, LaneResult]):
+    """Lane results kept as columns; a :class:`LaneResult` is made when one is looked up."""
+
+    __slots__ = ("_admission", "_allocation", "_caps", "_demand", "_index", "_keys")
+
+    def __init__(
+        self,
+        keys: tuple[str, ...],
+        index: Mapping[str, int],
+        demand: list[float],
+        caps: list[float],
+        allocation: list[float],
+        admission: list[float],
+    ) -> None:
+        self._keys, self._index = keys, index
+        self._demand, self._caps = demand, caps
+        self._allocation, self._admission = allocation, admission
+
+    def __getitem__(self, key: str) -> LaneResult:
+        i = self._index[key]
+        a = self._allocation[i]
+        held = self._caps[i] - a
+        return LaneResult(self._demand[i], a, held if held > 0 else 0.0, self._admission[i])
+
+    def __iter__(self) -> Iterator[str]:
+        return iter(self._keys)
+
+    def __len__(self) -> int:
+        return len(self._keys)
+
+
 @dataclass(frozen=True, slots=True)
 class Allocation:
     lanes: Mapping[str, LaneResult]
@@ -64,6 +96,7 @@ class CompiledTopology:
     """Index arrays of a topology: lanes and pools by position, incidences both ways."""
 
     lane_keys: tuple[str, ...]
+    lane_index: Mapping[str, int]
     pool_names: tuple[str, ...]
     weights: tuple[float, ...]
     limits: tuple[float, ...]
@@ -104,6 +137,7 @@ def _compile(topo: Topology) -> CompiledTopology:
                 pool_lanes[p].append((i, c))
     return CompiledTopology(
         lane_keys=tuple(lane_keys),
+        lane_index={key: i for i, key in enumerate(lane_keys)},
         pool_names=pool_names,
         weights=tuple(weights),
         limits=tuple(limits),
@@ -114,15 +148,22 @@ def _compile(topo: Topology) -> CompiledTopology:
 
 def check_demand(topo: Topology, demand: Mapping[str, float]) -> None:
     """Refuse demand for an unknown lane, and negative or non-finite demand."""
-    known = topo.lanes_by_key
-    problems = []
-    for key, value in demand.items():
-        if key not in known:
-            problems.append(Problem(f"demand lane {key!r}", "lanes", "no such lane in the topology"))
-        elif not value >= 0 or value == float("inf"):
-            problems.append(Problem(f"demand lane {key!r}", "lanes", f"must be >= 0 (got {value})"))
-    if problems:
-        raise InvalidInput(problems)
+    known = compile_topology(topo).lane_index
+    unknown = demand.keys() - known.keys()
+    bad = [k for k, v in demand.items() if not 0 <= v < math.inf] if demand else []
+    if not unknown and not bad:
+        return
+    problems = [
+        Problem(f"demand lane {key!r}", "lanes", "no such lane in the topology")
+        for key in sorted(unknown)
+    ]
+    problems += [
+        Problem(
+            f"demand lane {key!r}", "lanes", f"must be a finite number >= 0 (got {demand[key]})"
+        )
+        for key in bad
+    ]
+    raise InvalidInput(problems)
 
 
 def allocate(
@@ -137,49 +178,42 @@ def allocate(
     """
     check_demand(topo, demand)
     c = compile_topology(topo)
-    caps = [min(demand.get(k, 0.0), limit) for k, limit in zip(c.lane_keys, c.limits, strict=True)]
-    supply = [
-        topo.pools[name].supply if capacity is None else capacity.get(name, topo.pools[name].supply)
-        for name in c.pool_names
-    ]
+    get = demand.get
+    demands = [get(k, 0.0) for k in c.lane_keys]
+    caps = [d if d < limit else limit for d, limit in zip(demands, c.limits, strict=True)]
+    pools = topo.pools
+    if capacity is None:
+        supply = [pools[name].supply for name in c.pool_names]
+    else:
+        supply = [capacity.get(name, pools[name].supply) for name in c.pool_names]
     first = progressive_fill(caps, c.weights, c.lane_pools, c.pool_lanes, supply)
     alloc = first.allocation
-    residual = _residual(supply, alloc, c, first.saturated)
-    room = [max(limit - a, 0.0) for limit, a in zip(c.limits, alloc, strict=True)]
+    residual = [
+        0.0 if full else max(cap - used, 0.0)
+        for cap, used, full in zip(supply, first.used, first.saturated, strict=True)
+    ]
+    room = [limit - a if limit > a else 0.0 for limit, a in zip(c.limits, alloc, strict=True)]
     second = progressive_fill(room, c.weights, c.lane_pools, c.pool_lanes, residual)
-    lanes = {
-        key: LaneResult(
-            demand=demand.get(key, 0.0),
-            allocation=alloc[i],
-            held=max(caps[i] - alloc[i], 0.0),
-            admission=min(alloc[i] + second.allocation[i], c.limits[i]),
-        )
-        for i, key in enumerate(c.lane_keys)
-    }
-    pools = _pool_results(topo, c, caps, supply)
-    return Allocation(lanes=lanes, pools=pools)
-
-
-def _residual(
-    supply: list[float], alloc: list[float], c: CompiledTopology, saturated: list[bool]
-) -> list[float]:
-    residual = []
-    for p, lanes in enumerate(c.pool_lanes):
-        if saturated[p]:
-            residual.append(0.0)
-            continue
-        used = sum(alloc[i] * cost for i, cost in lanes)
-        residual.append(max(supply[p] - used, 0.0))
-    return residual
+    admission = [
+        min(a + x, limit) for a, x, limit in zip(alloc, second.allocation, c.limits, strict=True)
+    ]
+    lanes = LaneResults(c.lane_keys, c.lane_index, demands, caps, alloc, admission)
+    return Allocation(lanes=lanes, pools=_pool_results(topo, c, caps, supply))
 
 
 def _pool_results(
     topo: Topology, c: CompiledTopology, caps: list[float], supply: list[float]
 ) -> dict[str, PoolResult]:
+    demand = [0.0] * len(c.pool_names)
+    for i, incidences in enumerate(c.lane_pools):
+        e = caps[i]
+        if e:
+            for p, cost in incidences:
+                demand[p] += e * cost
     results = {}
     for p, name in enumerate(c.pool_names):
         pool = topo.pools[name]
-        pool_demand = sum(caps[i] * cost for i, cost in c.pool_lanes[p])
+        pool_demand = demand[p]
         pressure, state = pool_pressure(pool_demand, supply[p])
         results[name] = PoolResult(
             resource=pool.resource,

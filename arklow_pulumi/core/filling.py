@@ -16,6 +16,7 @@ Lane events come from one sort. Each lane freezes once, each pool saturates once
 from __future__ import annotations
 
 import heapq
+import math
 from collections.abc import Sequence
 from dataclasses import dataclass
 
@@ -26,6 +27,7 @@ LanePools = Sequence[Sequence[tuple[int, float]]]
 class Filling:
     allocation: list[float]
     saturated: list[bool]
+    used: list[float]
 
 
 def progressive_fill(
@@ -38,7 +40,8 @@ def progressive_fill(
     """Fill lanes by weight up to ``caps`` within pool ``capacity`` (pool usage = Σ alloc × cost).
 
     ``lane_pools[i]`` lists ``(pool, cost)`` for lane ``i``; ``pool_lanes[p]`` lists
-    ``(lane, cost)`` for pool ``p`` (the same incidences, indexed the other way).
+    ``(lane, cost)`` for pool ``p`` (the same incidences, indexed the other way). Returns each
+    lane's allocation, which pools saturated, and each pool's final usage.
     """
     n, m = len(caps), len(capacity)
     alloc = [0.0] * n
@@ -54,41 +57,53 @@ def progressive_fill(
         slope[p] = s
         active[p] = len(lanes)
 
-    def freeze(i: int, value: float) -> None:
-        frozen[i] = True
-        alloc[i] = value
-        w = weights[i]
-        for p, c in lane_pools[i]:
-            fixed[p] += value * c
-            slope[p] -= w * c
-            active[p] -= 1
-
     heap = [(capacity[p] / slope[p], p) for p in range(m) if active[p] and slope[p] > 0]
     heapq.heapify(heap)
-    order = sorted(range(n), key=lambda i: caps[i] / weights[i])
-    next_lane = 0
+    lane_level = [cap / w for cap, w in zip(caps, weights, strict=True)]
+    order = sorted(range(n), key=lane_level.__getitem__)
+    order.append(n)  # sentinel: a level no pool bound reaches
+    lane_level.append(math.nan)
+    nxt = 0
     level = 0.0
     while True:
-        while next_lane < n and frozen[order[next_lane]]:
-            next_lane += 1
-        lane_level = caps[order[next_lane]] / weights[order[next_lane]] if next_lane < n else None
         pool = _next_pool(heap, capacity, fixed, slope, active, saturated)
-        if pool is None and lane_level is None:
-            break
-        if pool is None or (lane_level is not None and lane_level <= pool[0]):
-            assert lane_level is not None
-            i = order[next_lane]
-            level = max(level, lane_level)
-            freeze(i, caps[i])
-            continue
-        heapq.heappop(heap)
-        pool_level, p = pool
-        level = max(level, pool_level)
-        saturated[p] = True
-        for i, _c in pool_lanes[p]:
+        bound = math.inf if pool is None else pool[0]
+        # Lane events up to the next pool's (lower-bound) level: a pool's level only rises as
+        # lanes freeze, so none of these can be pre-empted by a pool saturating first.
+        i = order[nxt]
+        while lane_level[i] <= bound:  # False for the NaN sentinel
             if not frozen[i]:
-                freeze(i, min(caps[i], weights[i] * level))
-    return Filling(alloc, saturated)
+                frozen[i] = True
+                value = alloc[i] = caps[i]
+                w = weights[i]
+                for q, c in lane_pools[i]:
+                    fixed[q] += value * c
+                    slope[q] -= w * c
+                    active[q] -= 1
+            nxt += 1
+            i = order[nxt]
+        if pool is None:
+            break
+        pool_level, p = pool
+        if _next_pool(heap, capacity, fixed, slope, active, saturated) != pool:
+            continue  # lanes frozen above moved this pool's level; look again
+        heapq.heappop(heap)
+        if pool_level > level:
+            level = pool_level
+        saturated[p] = True
+        for j, _c in pool_lanes[p]:
+            if not frozen[j]:
+                frozen[j] = True
+                value = weights[j] * level
+                if value > caps[j]:
+                    value = caps[j]
+                alloc[j] = value
+                w = weights[j]
+                for q, c in lane_pools[j]:
+                    fixed[q] += value * c
+                    slope[q] -= w * c
+                    active[q] -= 1
+    return Filling(alloc, saturated, fixed)
 
 
 def _next_pool(

@@ -28,7 +28,7 @@ M = TypeVar("M", bound=BaseModel)
 
 
 def parse_topology(raw: object, source: str = "topology") -> TopologySpec:
-    """Validate raw topology data field by field; raise :class:`InvalidInput` naming each problem."""
+    """Validate raw topology data field by field; raise :class:`InvalidInput` per problem."""
     return _parse(TopologySpec, raw, source)
 
 

@@ -5,7 +5,7 @@ stack config and from the arguments of the Pulumi resources. They check each fie
 (types, ranges); rules that span objects (unknown members, a second pool for one resource, ...)
 are checked when a :class:`~arklow_pulumi.core.topology.Topology` is built from a spec.
 
-Numbers are strict: ``"5"`` is not a number, ``true`` is not a number, NaN and infinities are refused.
+Numbers are strict: ``"5"`` and ``true`` are not numbers; NaN and infinities are refused.
 """
 
 from __future__ import annotations

@@ -59,7 +59,7 @@ class Destination:
 
 @dataclass(frozen=True, slots=True)
 class GroupRef:
-    """Where a scale target's group lives: an ASG (name, region) or a MIG (project, zone|region, name)."""
+    """Where a target's group lives: ASG (name, region) or MIG (project, zone or region, name)."""
 
     kind: TargetKind
     name: str

@@ -1,0 +1,3 @@
+from arklow_pulumi.cli.main import main
+
+main()

@@ -1,0 +1,308 @@
+"""``arklow allocate`` / ``arklow validate`` as a user runs them: a real process, real files."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+from pathlib import Path
+from typing import Any
+
+import pytest
+import yaml
+
+ARKLOW = [sys.executable, "-m", "arklow_pulumi.cli"]
+
+TOPOLOGY: dict[str, Any] = {
+    "destinations": [
+        {
+            "name": "search",
+            "resources": ["gpu"],
+            "lanes": [
+                {"name": "interactive", "limit": 10, "weight": 2},
+                {"name": "batch", "limit": 20},
+            ],
+        },
+        {
+            "name": "chat",
+            "resources": ["gpu", "llm-quota"],
+            "lanes": [{"name": "live", "limit": 8, "cost": {"llm-quota": 2}}],
+        },
+        {
+            "name": "solo",
+            "resources": ["cpu"],
+            "lanes": [{"name": "jobs", "limit": 5}],
+            "standalone_capacity": {"cpu": 3},
+        },
+    ],
+    "pools": [
+        {
+            "name": "gpu-shared",
+            "resource": "gpu",
+            "members": ["search", "chat"],
+            "scale_targets": [
+                {
+                    "kind": "aws_asg",
+                    "name": "gpu-asg",
+                    "min_replicas": 1,
+                    "max_replicas": 4,
+                    "units_per_replica": 4,
+                    "replicas": 2,
+                }
+            ],
+        },
+        {"name": "quota", "resource": "llm-quota", "capacity": 10, "members": ["chat"]},
+    ],
+}
+
+
+def run(
+    tmp_path: Path, topology: Any, demand: Any, *extra: str, raw: bool = False
+) -> subprocess.CompletedProcess[str]:
+    t, d = tmp_path / "t.yaml", tmp_path / "d.yaml"
+    t.write_text(topology if raw else yaml.safe_dump(topology))
+    d.write_text(yaml.safe_dump(demand))
+    return subprocess.run(
+        [*ARKLOW, "allocate", "--topology", str(t), "--demand", str(d), *extra],
+        capture_output=True,
+        text=True,
+        check=False,
+    )
+
+
+def test_json_contract(tmp_path: Path) -> None:
+    proc = run(
+        tmp_path,
+        TOPOLOGY,
+        {"lanes": {"search/interactive": 6, "search/batch": 15, "chat/live": 8, "solo/jobs": 4}},
+        "--format",
+        "json",
+    )
+    assert proc.returncode == 0, proc.stderr
+    doc = json.loads(proc.stdout)
+    assert set(doc) == {"lanes", "pools"}
+    assert set(doc["lanes"]) == {"search/interactive", "search/batch", "chat/live", "solo/jobs"}
+    for lane in doc["lanes"].values():
+        assert set(lane) == {"demand", "allocation", "held", "admission"}
+    assert set(doc["pools"]) == {"gpu-shared", "quota", "solo/cpu"}
+    for p in doc["pools"].values():
+        assert set(p) == {"resource", "capacity", "demand", "pressure", "state", "desired_replicas"}
+    gpu = doc["pools"]["gpu-shared"]
+    # capacity 2 replicas x 4 units; demand 6 + 15 + 8 = 29 -> 29 * 1.1 / 4 -> 8 replicas, clamped to 4
+    assert gpu == {
+        "resource": "gpu",
+        "capacity": 8,
+        "demand": 29,
+        "pressure": 3.625,
+        "state": "constrained",
+        "desired_replicas": 4,
+    }
+    assert doc["pools"]["solo/cpu"] == {
+        "resource": "cpu",
+        "capacity": 3,
+        "demand": 4,
+        "pressure": pytest.approx(4 / 3),
+        "state": "constrained",
+        "desired_replicas": 0,
+    }
+    assert doc["lanes"]["solo/jobs"] == {"demand": 4, "allocation": 3, "held": 1, "admission": 3}
+    # gpu: 8 units; chat/live is bound by quota (10 / cost 2 = 5) but gpu binds first at 2
+    assert doc["lanes"]["search/interactive"]["allocation"] == pytest.approx(4)
+    assert doc["lanes"]["chat/live"]["allocation"] == pytest.approx(2)
+
+
+def test_lane_without_demand_and_idle_pool(tmp_path: Path) -> None:
+    proc = run(tmp_path, TOPOLOGY, {"lanes": {}}, "--format", "json")
+    doc = json.loads(proc.stdout)
+    assert doc["pools"]["gpu-shared"]["state"] == "idle"
+    assert doc["pools"]["gpu-shared"]["pressure"] == 0
+    assert doc["pools"]["gpu-shared"]["desired_replicas"] == 1  # settles to min
+    assert doc["lanes"]["search/batch"]["allocation"] == 0
+
+
+def test_pressure_is_null_on_zero_capacity(tmp_path: Path) -> None:
+    proc = run(tmp_path, TOPOLOGY, {"lanes": {"chat/live": 1}}, "--format", "json")
+    topo = json.loads(json.dumps(TOPOLOGY))
+    topo["pools"][1]["capacity"] = 0
+    proc = run(tmp_path, topo, {"lanes": {"chat/live": 1}}, "--format", "json")
+    assert json.loads(proc.stdout)["pools"]["quota"]["pressure"] is None
+
+
+def test_table_format_for_people(tmp_path: Path) -> None:
+    proc = run(tmp_path, TOPOLOGY, {"lanes": {"search/batch": 15}}, "--format", "table")
+    assert proc.returncode == 0
+    lines = proc.stdout.splitlines()
+    assert lines[0] == "POOLS" and "LANES" in lines
+    assert lines.index("POOLS") < lines.index("LANES")
+    held = [line for line in lines if line.endswith("HELD")]
+    assert held and held[0].startswith("search/batch")
+    header = lines[1]
+    assert header.index("capacity") < header.index("demand") < header.index("pressure")
+
+
+def mutate(path: str, value: Any) -> dict[str, Any]:
+    doc = json.loads(json.dumps(TOPOLOGY))
+    node: Any = doc
+    keys = path.split(".")
+    for key in keys[:-1]:
+        node = node[int(key)] if key.isdigit() else node[key]
+    last = keys[-1]
+    if last.isdigit():
+        node[int(last)] = value
+    else:
+        node[last] = value
+    return doc
+
+
+BAD_TOPOLOGIES = [
+    (
+        "min > max",
+        mutate("pools.0.scale_targets.0.min_replicas", 9),
+        ["pool 'gpu-shared', scale target 'gpu-asg'", "min_replicas"],
+    ),
+    (
+        "negative limit",
+        mutate("destinations.0.lanes.0.limit", -1),
+        ["destination 'search', lane 'interactive'", "limit"],
+    ),
+    (
+        "non-numeric weight",
+        mutate("destinations.0.lanes.1.weight", "heavy"),
+        ["lane 'batch'", "weight"],
+    ),
+    ("zero weight", mutate("destinations.0.lanes.1.weight", 0), ["lane 'batch'", "weight"]),
+    ("negative capacity", mutate("pools.1.capacity", -5), ["pool 'quota'", "capacity"]),
+    (
+        "negative cost",
+        mutate("destinations.1.lanes.0.cost", {"llm-quota": -2}),
+        ["lane 'live'", "cost"],
+    ),
+    (
+        "duplicate destination",
+        mutate("destinations.2.name", "search"),
+        ["destination 'search'", "name", "duplicate"],
+    ),
+    (
+        "duplicate pool",
+        mutate("pools.1.name", "gpu-shared"),
+        ["pool 'gpu-shared'", "name", "duplicate"],
+    ),
+    (
+        "duplicate lane",
+        mutate("destinations.0.lanes.1.name", "interactive"),
+        ["lane 'interactive'", "duplicate"],
+    ),
+    (
+        "unknown member",
+        mutate("pools.0.members", ["search", "ghost"]),
+        ["pool 'gpu-shared'", "members", "ghost"],
+    ),
+    (
+        "member does not draw from resource",
+        mutate("pools.1.members", ["chat", "search"]),
+        ["pool 'quota'", "members", "search", "llm-quota"],
+    ),
+    (
+        "second pool for one resource",
+        mutate("pools.1", {"name": "gpu-2", "resource": "gpu", "members": ["chat"]}),
+        ["pool 'gpu-2'", "members", "chat", "already in pool 'gpu-shared'"],
+    ),
+    ("unknown field", mutate("pools.1.capacityy", 3), ["pool 'quota'", "capacityy"]),
+    (
+        "unknown target kind",
+        mutate("pools.0.scale_targets.0.kind", "azure_vmss"),
+        ["scale target 'gpu-asg'", "kind"],
+    ),
+    (
+        "missing limit",
+        mutate("destinations.2.lanes.0", {"name": "jobs"}),
+        ["lane 'jobs'", "limit", "required"],
+    ),
+    (
+        "cost for a resource not drawn",
+        mutate("destinations.0.lanes.0.cost", {"tpu": 1}),
+        ["lane 'interactive'", "cost.tpu"],
+    ),
+    ("NaN capacity", mutate("pools.1.capacity", float("nan")), ["pool 'quota'", "capacity"]),
+    (
+        "standalone name taken",
+        mutate("pools.1", {"name": "solo/cpu", "resource": "cpu", "members": []}),
+        ["pool 'solo/cpu'", "name", "standalone"],
+    ),
+]
+
+
+@pytest.mark.parametrize(
+    ("name", "doc", "needles"), BAD_TOPOLOGIES, ids=[c[0] for c in BAD_TOPOLOGIES]
+)
+def test_bad_topology(tmp_path: Path, name: str, doc: dict[str, Any], needles: list[str]) -> None:
+    proc = run(tmp_path, doc, {"lanes": {}}, "--format", "json")
+    assert proc.returncode != 0
+    assert proc.stdout == ""
+    assert len(proc.stderr.strip().splitlines()) == 1, proc.stderr
+    for needle in needles:
+        assert needle in proc.stderr, (needle, proc.stderr)
+
+
+@pytest.mark.parametrize(
+    ("demand", "needles"),
+    [
+        ({"lanes": {"search/nope": 3}}, ["search/nope", "no such lane"]),
+        ({"lanes": {"search/batch": -3}}, ["search/batch", "greater than or equal to 0"]),
+        ({"lanes": {"search/batch": "lots"}}, ["search/batch", "number"]),
+        ({"lanes": [1, 2]}, ["lanes"]),
+        ({"lane": {}}, ["lane"]),
+    ],
+)
+def test_bad_demand(tmp_path: Path, demand: Any, needles: list[str]) -> None:
+    proc = run(tmp_path, TOPOLOGY, demand, "--format", "json")
+    assert proc.returncode != 0 and proc.stdout == ""
+    assert len(proc.stderr.strip().splitlines()) == 1
+    for needle in needles:
+        assert needle in proc.stderr
+
+
+@pytest.mark.parametrize(
+    ("text", "needle"),
+    [
+        ("destinations: [\n  {name: x", "(yaml)"),
+        ("- just\n- a list\n", "expected a mapping"),
+        ("\t:\tbad", "(yaml)"),
+    ],
+)
+def test_malformed_yaml(tmp_path: Path, text: str, needle: str) -> None:
+    proc = run(tmp_path, text, {"lanes": {}}, "--format", "json", raw=True)
+    assert proc.returncode != 0 and proc.stdout == ""
+    assert needle in proc.stderr and len(proc.stderr.strip().splitlines()) == 1
+
+
+def test_unreadable_file(tmp_path: Path) -> None:
+    proc = subprocess.run(
+        [
+            *ARKLOW,
+            "allocate",
+            "--topology",
+            str(tmp_path / "missing.yaml"),
+            "--demand",
+            str(tmp_path / "d.yaml"),
+        ],
+        capture_output=True,
+        text=True,
+        check=False,
+    )
+    assert proc.returncode != 0 and proc.stdout == ""
+    assert "missing.yaml" in proc.stderr
+
+
+def test_validate(tmp_path: Path) -> None:
+    t = tmp_path / "t.yaml"
+    t.write_text(yaml.safe_dump(TOPOLOGY))
+    ok = subprocess.run(
+        [*ARKLOW, "validate", "--topology", str(t)], capture_output=True, text=True, check=False
+    )
+    assert ok.returncode == 0 and ok.stdout.startswith("ok: 3 destinations, 4 lanes, 3 pools")
+    t.write_text(yaml.safe_dump(BAD_TOPOLOGIES[0][1]))
+    bad = subprocess.run(
+        [*ARKLOW, "validate", "--topology", str(t)], capture_output=True, text=True, check=False
+    )
+    assert bad.returncode != 0 and "min_replicas" in bad.stderr and bad.stdout == ""
