@@ -1,0 +1,38 @@
+# Two entry points for people (see README): `make run` and `make test`.
+# Everything else here is what they need, installed on first use and cached.
+
+PYTHON ?= python3
+VENV   := .venv
+BIN    := $(VENV)/bin
+STAMP  := $(VENV)/.installed
+
+.PHONY: run test lint unit engine bench clean
+
+run: $(STAMP)
+	$(BIN)/arklow allocate --topology examples/topology.yaml --demand examples/demand.yaml --format table
+
+test: lint unit
+
+$(STAMP): pyproject.toml
+	test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
+	$(BIN)/python -m pip install --quiet --disable-pip-version-check --upgrade pip
+	$(BIN)/python -m pip install --quiet --disable-pip-version-check -e ".[test]"
+	touch $(STAMP)
+
+engine:
+	scripts/install-pulumi
+
+lint: $(STAMP)
+	$(BIN)/ruff check .
+	$(BIN)/lint-imports
+	$(BIN)/mypy
+
+unit: $(STAMP) engine
+	scripts/install-system-deps
+	PATH="$(CURDIR)/.tools/bin:$(CURDIR)/$(BIN):$$PATH" $(BIN)/pytest
+
+bench: $(STAMP)
+	$(BIN)/python bench/bench_allocation.py
+
+clean:
+	rm -rf $(VENV) .tools .arklow .pytest_cache .mypy_cache .ruff_cache
