@@ -17,7 +17,7 @@ whatever the cloud API would accept (moto, for one, accepts any desired capacity
 from __future__ import annotations
 
 from arklow_pulumi.supply.errors import OutOfBounds, PolicyConflict
-from arklow_pulumi.supply.groups import GroupState, Plan, ReplicaLimits
+from arklow_pulumi.supply.groups import GroupState, Method, Plan, ReplicaLimits
 
 
 def check_bounds(state: GroupState, replicas: int, limits: ReplicaLimits | None) -> None:
@@ -47,7 +47,7 @@ def plan_change(
         return _window_plan(state, replicas, limits, warnings)
     if state.desired == replicas:
         return Plan(state.ref, state.desired, replicas, "unchanged", warnings=warnings)
-    method = "set_desired_capacity" if state.ref.kind == "aws_asg" else "resize"
+    method: Method = "set_desired_capacity" if state.ref.kind == "aws_asg" else "resize"
     return Plan(state.ref, state.desired, replicas, method, warnings=warnings)
 
 

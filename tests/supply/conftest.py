@@ -82,7 +82,7 @@ def count_calls(client: Any) -> Counter[str]:
 def compute_server() -> Iterator[Any]:
     from arklow_pulumi.devservers.compute import ComputeServer
 
-    server = ComputeServer(port=0, op_delay=0.02, settle_delay=0.05)
+    server = ComputeServer(port=0, op_delay=0.02, settle_delay=0.5)
     server.start()
     yield server
     server.stop()

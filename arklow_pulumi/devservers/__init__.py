@@ -1,0 +1,1 @@
+"""Local stand-ins for cloud APIs the project calls, for tests, the demo and development."""

@@ -1,0 +1,388 @@
+"""The in-memory world of the Compute API test server: MIGs, autoscalers and operations.
+
+Time drives everything, read lazily (no background threads): an operation is PENDING for
+``op_delay`` seconds, RUNNING for as long again, then DONE. A resize changes ``targetSize`` at
+once (as the real API does) and the group's instances follow after ``settle_delay``: until then
+``currentActions`` shows them creating or deleting and ``status.isStable`` is false. An autoscaler
+in mode ON keeps its group's target inside [minNumReplicas, maxNumReplicas]. Rendering follows
+the REST shapes of Compute Engine v1 (camelCase, int64 as strings, full resource URLs).
+"""
+
+from __future__ import annotations
+
+import itertools
+import time
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from datetime import UTC, datetime
+from typing import Any, ClassVar
+
+BASE = "https://www.googleapis.com/compute/v1"
+_ids = itertools.count(1_000_000_000_000)
+
+
+def rfc3339(t: float) -> str:
+    return datetime.fromtimestamp(t, UTC).isoformat(timespec="milliseconds").replace("+00:00", "Z")
+
+
+def scope_link(project: str, scope: str) -> str:
+    return f"{BASE}/projects/{project}/{scope}"
+
+
+class ApiError(Exception):
+    """An HTTP error with the Compute API's error body."""
+
+    STATUS: ClassVar[dict[int, tuple[str, str]]] = {
+        400: ("INVALID_ARGUMENT", "invalid"),
+        403: ("PERMISSION_DENIED", "forbidden"),
+        404: ("NOT_FOUND", "notFound"),
+        409: ("ABORTED", "resourceNotReady"),
+        412: ("FAILED_PRECONDITION", "conditionNotMet"),
+        429: ("RESOURCE_EXHAUSTED", "rateLimitExceeded"),
+        500: ("INTERNAL", "internalError"),
+        503: ("UNAVAILABLE", "backendError"),
+    }
+
+    def __init__(self, code: int, message: str, reason: str | None = None) -> None:
+        super().__init__(message)
+        self.code = code
+        self.message = message
+        status, default_reason = self.STATUS.get(code, ("UNKNOWN", "unknown"))
+        self.status = status
+        self.reason = reason or default_reason
+
+    def body(self) -> dict[str, Any]:
+        domain = "usageLimits" if self.code == 429 else "global"
+        return {
+            "error": {
+                "code": self.code,
+                "message": self.message,
+                "errors": [{"message": self.message, "domain": domain, "reason": self.reason}],
+                "status": self.status,
+            }
+        }
+
+
+@dataclass
+class Autoscaler:
+    project: str
+    scope: str
+    name: str
+    target: str
+    min: int
+    max: int
+    mode: str = "ON"
+    id: int = field(default_factory=lambda: next(_ids))
+    created: float = field(default_factory=time.time)
+
+    @property
+    def link(self) -> str:
+        return f"{scope_link(self.project, self.scope)}/autoscalers/{self.name}"
+
+    @property
+    def active(self) -> bool:
+        return self.mode != "OFF"
+
+    def clamp(self, size: int) -> int:
+        return max(self.min, min(self.max, size)) if self.active else size
+
+    def render(self, mig: Mig | None) -> dict[str, Any]:
+        kind = self.scope.split("/")[0]
+        out: dict[str, Any] = {
+            "kind": "compute#autoscaler",
+            "id": str(self.id),
+            "creationTimestamp": rfc3339(self.created),
+            "name": self.name,
+            "target": mig.link if mig else self.target,
+            "autoscalingPolicy": {
+                "minNumReplicas": self.min,
+                "maxNumReplicas": self.max,
+                "coolDownPeriodSec": 60,
+                "cpuUtilization": {"utilizationTarget": 0.6, "predictiveMethod": "NONE"},
+                "mode": self.mode,
+            },
+            kind[:-1]: scope_link(self.project, self.scope),
+            "selfLink": self.link,
+            "status": "ACTIVE",
+        }
+        if mig is not None:
+            out["recommendedSize"] = mig.target_size
+        return out
+
+
+@dataclass
+class Mig:
+    project: str
+    scope: str
+    name: str
+    target_size: int
+    previous_size: int
+    changed_at: float
+    autoscaler: str | None = None
+    id: int = field(default_factory=lambda: next(_ids))
+    created: float = field(default_factory=time.time)
+
+    @property
+    def link(self) -> str:
+        return f"{scope_link(self.project, self.scope)}/instanceGroupManagers/{self.name}"
+
+    def resize(self, size: int, now: float, settle_delay: float) -> None:
+        self.previous_size = self.actual(now, settle_delay)
+        self.target_size = size
+        self.changed_at = now
+
+    def actual(self, now: float, settle_delay: float) -> int:
+        settled = now - self.changed_at >= settle_delay
+        return self.target_size if settled else self.previous_size
+
+    def render(self, now: float, settle_delay: float, autoscaler: Autoscaler | None) -> dict[str, Any]:
+        settled = now - self.changed_at >= settle_delay
+        prev = self.target_size if settled else self.previous_size
+        kind = self.scope.split("/")[0]
+        actions = dict.fromkeys(_ACTIONS, 0)
+        actions["none"] = min(prev, self.target_size)
+        actions["creating"] = max(0, self.target_size - prev)
+        actions["deleting"] = max(0, prev - self.target_size)
+        status: dict[str, Any] = {
+            "isStable": settled,
+            "versionTarget": {"isReached": True},
+            "stateful": {"hasStatefulConfig": False, "perInstanceConfigs": {"allEffective": True}},
+            "allInstancesConfig": {"effective": True},
+        }
+        if autoscaler is not None:
+            status["autoscaler"] = autoscaler.link
+        group = f"{scope_link(self.project, self.scope)}/instanceGroups/{self.name}"
+        template = f"{BASE}/projects/{self.project}/global/instanceTemplates/{self.name}-template"
+        return {
+            "kind": "compute#instanceGroupManager",
+            "id": str(self.id),
+            "creationTimestamp": rfc3339(self.created),
+            "name": self.name,
+            kind[:-1]: scope_link(self.project, self.scope),
+            "instanceTemplate": template,
+            "versions": [
+                {"instanceTemplate": template, "targetSize": {"calculated": self.target_size}}
+            ],
+            "instanceGroup": group,
+            "baseInstanceName": self.name,
+            "fingerprint": f"{self.id:x}{int(self.changed_at * 1000):x}"[-16:],
+            "currentActions": actions,
+            "status": status,
+            "targetSize": self.target_size,
+            "selfLink": self.link,
+            "updatePolicy": {
+                "type": "OPPORTUNISTIC",
+                "instanceRedistributionType": "PROACTIVE" if kind == "regions" else "NONE",
+            },
+            "listManagedInstancesResults": "PAGELESS",
+        }
+
+
+_ACTIONS = (
+    "abandoning",
+    "creating",
+    "creatingWithoutRetries",
+    "deleting",
+    "none",
+    "recreating",
+    "refreshing",
+    "restarting",
+    "resuming",
+    "starting",
+    "stopping",
+    "suspending",
+    "verifying",
+)
+
+
+@dataclass
+class Operation:
+    project: str
+    scope: str
+    name: str
+    op_type: str
+    target_link: str
+    target_id: int
+    created: float
+    delay: float
+    id: int = field(default_factory=lambda: next(_ids))
+
+    def status(self, now: float) -> str:
+        age = now - self.created
+        return "PENDING" if age < self.delay else "RUNNING" if age < 2 * self.delay else "DONE"
+
+    def done_at(self) -> float:
+        return self.created + 2 * self.delay
+
+    def render(self, now: float) -> dict[str, Any]:
+        kind, _ = self.scope.split("/")
+        status = self.status(now)
+        out: dict[str, Any] = {
+            "kind": "compute#operation",
+            "id": str(self.id),
+            "name": self.name,
+            kind[:-1]: scope_link(self.project, self.scope),
+            "operationType": self.op_type,
+            "targetLink": self.target_link,
+            "targetId": str(self.target_id),
+            "status": status,
+            "user": "arklow-dev@example.com",
+            "progress": {"PENDING": 0, "RUNNING": 50, "DONE": 100}[status],
+            "insertTime": rfc3339(self.created),
+            "selfLink": f"{scope_link(self.project, self.scope)}/operations/{self.name}",
+        }
+        if status != "PENDING":
+            out["startTime"] = rfc3339(self.created + self.delay)
+        if status == "DONE":
+            out["endTime"] = rfc3339(self.done_at())
+        return out
+
+
+@dataclass
+class World:
+    """All state, guarded by the server's lock. ``clock`` is wall time (operations show it)."""
+
+    op_delay: float = 0.05
+    settle_delay: float = 0.2
+    clock: Callable[[], float] = time.time
+    migs: dict[tuple[str, str, str], Mig] = field(default_factory=dict)
+    autoscalers: dict[tuple[str, str, str], Autoscaler] = field(default_factory=dict)
+    operations: dict[tuple[str, str, str], Operation] = field(default_factory=dict)
+    by_request_id: dict[tuple[str, str], Operation] = field(default_factory=dict)
+    resizes: list[dict[str, Any]] = field(default_factory=list)
+
+    def mig(self, project: str, scope: str, name: str) -> Mig:
+        mig = self.migs.get((project, scope, name))
+        if mig is None:
+            raise ApiError(
+                404,
+                f"The resource 'projects/{project}/{scope}/instanceGroupManagers/{name}' "
+                "was not found",
+            )
+        return mig
+
+    def autoscaler_of(self, mig: Mig) -> Autoscaler | None:
+        if mig.autoscaler is None:
+            return None
+        return self.autoscalers.get((mig.project, mig.scope, mig.autoscaler))
+
+    def add_group(
+        self, project: str, scope: str, name: str, size: int, autoscaler: dict[str, Any] | None
+    ) -> Mig:
+        now = self.clock()
+        mig = Mig(project, scope, name, size, size, now - self.settle_delay)
+        self.migs[(project, scope, name)] = mig
+        if autoscaler is not None:
+            a_name = str(autoscaler.get("name") or f"{name}-autoscaler")
+            scaler = Autoscaler(
+                project,
+                scope,
+                a_name,
+                mig.link,
+                int(autoscaler.get("min", 1)),
+                int(autoscaler.get("max", max(size, 1))),
+                str(autoscaler.get("mode", "ON")),
+            )
+            self.autoscalers[(project, scope, a_name)] = scaler
+            mig.autoscaler = a_name
+            mig.target_size = mig.previous_size = scaler.clamp(size)
+        return mig
+
+    def operation(self, project: str, scope: str, name: str) -> Operation:
+        op = self.operations.get((project, scope, name))
+        if op is None:
+            raise ApiError(
+                404, f"The resource 'projects/{project}/{scope}/operations/{name}' was not found"
+            )
+        return op
+
+    def start_operation(
+        self,
+        project: str,
+        scope: str,
+        op_type: str,
+        target_link: str,
+        target_id: int,
+        request_id: str | None,
+        apply: Callable[[], None],
+    ) -> tuple[Operation, bool]:
+        """The operation for ``request_id`` (the earlier one if it was seen: nothing applied)."""
+        if request_id and (project, request_id) in self.by_request_id:
+            return self.by_request_id[(project, request_id)], False
+        apply()
+        now = self.clock()
+        op = Operation(
+            project,
+            scope,
+            f"operation-{int(now * 1000)}-{next(_ids):x}",
+            op_type,
+            target_link,
+            target_id,
+            now,
+            self.op_delay,
+        )
+        self.operations[(project, scope, op.name)] = op
+        if request_id:
+            self.by_request_id[(project, request_id)] = op
+        return op, True
+
+    def resize(
+        self, project: str, scope: str, name: str, size: int, request_id: str | None
+    ) -> Operation:
+        mig = self.mig(project, scope, name)
+        if size < 0:
+            raise ApiError(
+                400,
+                f"Invalid value for field 'size': '{size}'. Must be greater than or equal to 0.",
+            )
+        scaler = self.autoscaler_of(mig)
+        if scaler is not None and scaler.active and scope.startswith("regions/"):
+            raise ApiError(
+                412, "Resizing of autoscaled regional managed instance groups is not allowed."
+            )
+
+        def apply() -> None:
+            effective = scaler.clamp(size) if scaler is not None else size
+            mig.resize(effective, self.clock(), self.settle_delay)
+            self.resizes.append(
+                {"group": f"{project}/{scope}/{name}", "size": size, "requestId": request_id}
+            )
+
+        op, _ = self.start_operation(
+            project,
+            scope,
+            "compute.instanceGroupManagers.resize",
+            mig.link,
+            mig.id,
+            request_id,
+            apply,
+        )
+        return op
+
+    def patch_autoscaler(
+        self, project: str, scope: str, name: str, body: dict[str, Any], request_id: str | None
+    ) -> Operation:
+        scaler = self.autoscalers.get((project, scope, name))
+        if scaler is None:
+            raise ApiError(
+                404, f"The resource 'projects/{project}/{scope}/autoscalers/{name}' was not found"
+            )
+        policy = body.get("autoscalingPolicy") or {}
+        low = int(policy.get("minNumReplicas", scaler.min))
+        high = int(policy.get("maxNumReplicas", scaler.max))
+        if low < 0 or high < 1 or low > high or high > 1000:
+            raise ApiError(
+                400, f"Invalid value for field 'resource.autoscalingPolicy': min {low}, max {high}."
+            )
+
+        def apply() -> None:
+            scaler.min, scaler.max = low, high
+            scaler.mode = str(policy.get("mode", scaler.mode))
+            mig = next((m for m in self.migs.values() if m.link == scaler.target), None)
+            if mig is not None and scaler.clamp(mig.target_size) != mig.target_size:
+                mig.resize(scaler.clamp(mig.target_size), self.clock(), self.settle_delay)
+
+        op, _ = self.start_operation(
+            project, scope, "compute.autoscalers.patch", scaler.link, scaler.id, request_id, apply
+        )
+        return op

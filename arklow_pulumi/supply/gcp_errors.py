@@ -1,0 +1,59 @@
+"""google-api-core exceptions, as the project's own (the caller chains the original).
+
+404 → GroupNotFound. 429, 5xx and 409 are temporary: reads are always safe to repeat, and every
+mutation carries a request id, so repeating it cannot apply it twice. 412 (a precondition, such as
+resizing an autoscaled regional MIG), 400 and 403 are permanent.
+"""
+
+from __future__ import annotations
+
+from arklow_pulumi.core.topology import GroupRef
+from arklow_pulumi.supply.errors import (
+    GroupNotFound,
+    PermanentSupplyError,
+    SupplyError,
+    TemporarySupplyError,
+)
+
+TEMPORARY_STATUS = frozenset({409, 429, 500, 502, 503, 504})
+
+
+def map_gcp_error(exc: Exception, ref: GroupRef | None) -> SupplyError:
+    from google.api_core import exceptions as gexc
+
+    if isinstance(exc, SupplyError):
+        return exc
+    if isinstance(exc, gexc.GoogleAPICallError):
+        code = int(exc.code or 0)
+        message = f"HTTP {code}: {exc.message}"
+        if code == 404 and ref is not None:
+            return GroupNotFound(ref)
+        if code in TEMPORARY_STATUS or code >= 500:
+            return TemporarySupplyError(message, ref, _retry_after(exc))
+        return PermanentSupplyError(message, ref)
+    if isinstance(exc, gexc.RetryError):
+        return TemporarySupplyError(f"retry budget exhausted: {exc}", ref)
+    if _is_transport_error(exc):
+        return TemporarySupplyError(f"cannot reach the Compute API: {exc}", ref)
+    from google.auth import exceptions as auth_exc
+
+    if isinstance(exc, auth_exc.DefaultCredentialsError):
+        return PermanentSupplyError(f"no Google credentials: {exc}", ref)
+    return PermanentSupplyError(f"{type(exc).__name__}: {exc}", ref)
+
+
+def _retry_after(exc: Exception) -> float | None:
+    response = getattr(exc, "response", None)
+    header = getattr(response, "headers", {}).get("Retry-After") if response is not None else None
+    try:
+        return float(header) if header else None
+    except ValueError:
+        return None
+
+
+def _is_transport_error(exc: Exception) -> bool:
+    import requests
+
+    return isinstance(
+        exc, (requests.ConnectionError, requests.Timeout, ConnectionError, TimeoutError)
+    )
