@@ -129,7 +129,7 @@ def default_store_url(project_dir: Path | None = None) -> str:
 def resolve_store_url(
     explicit: str | None = None, configured: str | None = None, project_dir: Path | None = None
 ) -> str:
-    """explicit argument > ``arklow:store`` config > ``$ARKLOW_STORE`` > SQLite beside Pulumi.yaml."""
+    """Explicit argument > ``arklow:store`` config > ``$ARKLOW_STORE`` > the default SQLite file."""
     for candidate in (explicit, configured, os.environ.get(ENV_VAR)):
         if candidate:
             return candidate

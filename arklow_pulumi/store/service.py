@@ -64,7 +64,9 @@ def load_topology(store: Store) -> Topology:
 
 
 def create_destination(store: Store, dest: Destination) -> Topology:
-    return _apply(store, Scope(destinations=_d(dest.name)), lambda t: rules.add_destination(t, dest))
+    return _apply(
+        store, Scope(destinations=_d(dest.name)), lambda t: rules.add_destination(t, dest)
+    )
 
 
 def update_destination(store: Store, dest: Destination) -> Topology:
@@ -83,13 +85,20 @@ def delete_destination(store: Store, name: str) -> None:
 class DestinationView:
     destination: Destination
     pools: dict[str, str]
+    standalone_pools: dict[str, str]
 
 
 def get_destination(store: Store, name: str) -> DestinationView | None:
     topo = _read(store, Scope(destinations=_d(name)))
     if name not in topo.destinations:
         return None
-    return DestinationView(topo.destinations[name], dict(topo.pools_of(name)))
+    pools = dict(topo.pools_of(name))
+    standalone = {
+        resource: pool
+        for resource, pool in pools.items()
+        if topo.pools[pool].owner == name and topo.is_standalone(pool)
+    }
+    return DestinationView(topo.destinations[name], pools, standalone)
 
 
 # -- pools -----------------------------------------------------------------------------------
@@ -101,9 +110,9 @@ def create_pool(store: Store, pool: Pool) -> Topology:
 
     def change(topo: Topology) -> Topology:
         existing = topo.pools.get(pool.name)
-        if existing is not None and existing.owner is not None:
-            if existing.resource == pool.resource:
-                return rules.update_pool(topo, pool)
+        adopt = existing is not None and existing.owner is not None
+        if adopt and existing is not None and existing.resource == pool.resource:
+            return rules.update_pool(topo, pool)
         return rules.add_pool(topo, pool)
 
     return _apply(store, Scope(pools=_d(pool.name), all_targets=True), change)

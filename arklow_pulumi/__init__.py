@@ -1,0 +1,69 @@
+"""Arklow capacity pools as code.
+
+The Pulumi resources are imported lazily, on first attribute access, so that ``import
+arklow_pulumi.core`` and ``arklow allocate`` never import Pulumi::
+
+    from arklow_pulumi import Destination, Lane, Pool, PoolMembership, ScaleTarget
+    from arklow_pulumi import AwsAutoScalingGroup, GcpManagedInstanceGroup
+"""
+
+from __future__ import annotations
+
+import importlib
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from arklow_pulumi.resources import (
+        AwsAutoScalingGroup,
+        Destination,
+        DestinationArgs,
+        GcpManagedInstanceGroup,
+        Lane,
+        Pool,
+        PoolArgs,
+        PoolMembership,
+        PoolMembershipArgs,
+        ScaleTarget,
+        ScaleTargetArgs,
+    )
+
+_LAZY = {
+    "AwsAutoScalingGroup": "arklow_pulumi.resources.values",
+    "GcpManagedInstanceGroup": "arklow_pulumi.resources.values",
+    "Lane": "arklow_pulumi.resources.values",
+    "Destination": "arklow_pulumi.resources.destinations",
+    "DestinationArgs": "arklow_pulumi.resources.destinations",
+    "Pool": "arklow_pulumi.resources.pools",
+    "PoolArgs": "arklow_pulumi.resources.pools",
+    "PoolMembership": "arklow_pulumi.resources.memberships",
+    "PoolMembershipArgs": "arklow_pulumi.resources.memberships",
+    "ScaleTarget": "arklow_pulumi.resources.scale_targets",
+    "ScaleTargetArgs": "arklow_pulumi.resources.scale_targets",
+}
+
+__all__ = [
+    "AwsAutoScalingGroup",
+    "Destination",
+    "DestinationArgs",
+    "GcpManagedInstanceGroup",
+    "Lane",
+    "Pool",
+    "PoolArgs",
+    "PoolMembership",
+    "PoolMembershipArgs",
+    "ScaleTarget",
+    "ScaleTargetArgs",
+]
+
+
+def __getattr__(name: str) -> Any:
+    module = _LAZY.get(name)
+    if module is None:
+        raise AttributeError(f"module 'arklow_pulumi' has no attribute {name!r}")
+    value = getattr(importlib.import_module(module), name)
+    globals()[name] = value
+    return value
+
+
+def __dir__() -> list[str]:
+    return sorted([*globals(), *__all__])

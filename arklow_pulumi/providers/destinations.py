@@ -1,0 +1,98 @@
+"""The provider of ``Destination``: a destination with its lanes (T1 on create)."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from pulumi.dynamic import CheckResult, CreateResult, DiffResult, ReadResult, UpdateResult
+
+from arklow_pulumi.core.building import destination_from_spec
+from arklow_pulumi.core.spec import DestinationSpec
+from arklow_pulumi.core.validating import destination_problems
+from arklow_pulumi.providers.diffing import diff_inputs
+from arklow_pulumi.providers.inputs import check_model, parse_in_topology
+from arklow_pulumi.providers.storing import StoreProvider, gone, with_store
+from arklow_pulumi.store import service
+
+INPUTS = ("arklow_name", "resources", "lanes", "standalone_capacity")
+IDENTITY = ("arklow_name",)
+
+
+def spec_of(props: dict[str, Any]) -> DestinationSpec:
+    return DestinationSpec.model_validate(_raw(props))
+
+
+def _raw(props: dict[str, Any]) -> dict[str, Any]:
+    return {
+        "name": props.get("arklow_name"),
+        "resources": props.get("resources"),
+        "lanes": props.get("lanes"),
+        "standalone_capacity": props.get("standalone_capacity"),
+    }
+
+
+def _normalized(spec: DestinationSpec) -> dict[str, Any]:
+    data = spec.model_dump()
+    return {
+        "arklow_name": spec.name,
+        "resources": data["resources"],
+        "lanes": data["lanes"],
+        "standalone_capacity": data["standalone_capacity"],
+    }
+
+
+class DestinationProvider(StoreProvider):
+    def check(self, _olds: dict[str, Any], news: dict[str, Any]) -> CheckResult:
+        return check_model(
+            lambda raw: parse_in_topology(DestinationSpec, "destinations", raw),
+            _raw(news),
+            news,
+            lambda spec: destination_problems(destination_from_spec(spec)),
+            _normalized,
+        )
+
+    def diff(self, _id: str, olds: dict[str, Any], news: dict[str, Any]) -> DiffResult:
+        return diff_inputs(olds, news, INPUTS, IDENTITY)
+
+    def create(self, props: dict[str, Any]) -> CreateResult:
+        dest = destination_from_spec(spec_of(props))
+        store = self.store(props)
+        service.create_destination(store, dest)
+        return CreateResult(dest.name, self._outs(store, dest.name, props))
+
+    def update(self, _id: str, _olds: dict[str, Any], news: dict[str, Any]) -> UpdateResult:
+        dest = destination_from_spec(spec_of(news))
+        store = self.store(news)
+        service.update_destination(store, dest)
+        return UpdateResult(self._outs(store, dest.name, news))
+
+    def delete(self, id_: str, props: dict[str, Any]) -> None:
+        service.delete_destination(self.store(props), props.get("arklow_name") or id_)
+
+    def read(self, id_: str, props: dict[str, Any]) -> ReadResult:
+        name = props.get("arklow_name") or id_
+        outs = self._outs(self.store(props), name, props)
+        return ReadResult(id_, outs) if outs else gone(id_)
+
+    def _outs(self, store: Any, name: str, props: dict[str, Any]) -> dict[str, Any]:
+        view = service.get_destination(store, name)
+        if view is None:
+            return {}
+        dest = view.destination
+        outs = {
+            "arklow_name": dest.name,
+            "resources": list(dest.resources),
+            "lanes": [
+                {
+                    "name": lane.name,
+                    "limit": lane.limit,
+                    "weight": lane.weight,
+                    "cost": dict(lane.cost) or None,
+                }
+                for lane in dest.lanes
+            ],
+            "standalone_capacity": dict(dest.standalone_capacity),
+            "pools": view.pools,
+            "standalone_pools": view.standalone_pools,
+        }
+        return with_store(outs, props)

@@ -1,0 +1,48 @@
+"""A pure diff over a provider's input keys: what changed, and whether an identity field did."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from typing import Any
+
+from pulumi.dynamic import DiffResult
+
+from arklow_pulumi.providers.inputs import is_unknown
+
+
+def canonical(value: Any) -> Any:
+    """Compare numbers by value (the engine sends floats) and mappings regardless of order."""
+    if isinstance(value, bool) or value is None or isinstance(value, str):
+        return value
+    if isinstance(value, (int, float)):
+        return float(value)
+    if isinstance(value, Mapping):
+        return {k: canonical(v) for k, v in value.items() if v is not None}
+    if isinstance(value, (list, tuple)):
+        return [canonical(v) for v in value]
+    return value
+
+
+def diff_inputs(
+    olds: Mapping[str, Any],
+    news: Mapping[str, Any],
+    keys: Sequence[str],
+    identity: Sequence[str],
+    *,
+    same_name_key: str | None = "arklow_name",
+) -> DiffResult:
+    """``olds`` are the stored outputs (which echo the inputs); ``store`` is deliberately not a key:
+    pointing a stack at a new URL (a rotated password) must not replace every object."""
+    changed = [
+        key
+        for key in keys
+        if is_unknown(news.get(key)) or canonical(olds.get(key)) != canonical(news.get(key))
+    ]
+    replaces = [key for key in changed if key in identity]
+    keeps_name = same_name_key is not None and same_name_key not in replaces
+    return DiffResult(
+        changes=bool(changed),
+        replaces=replaces,
+        # The same Arklow name cannot exist twice, so a replacement that keeps it deletes first.
+        delete_before_replace=bool(replaces) and keeps_name,
+    )

@@ -1,0 +1,92 @@
+"""The provider of ``Pool``: a declared supply of one resource (T6 on delete)."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from pulumi.dynamic import CheckResult, CreateResult, DiffResult, ReadResult, UpdateResult
+
+from arklow_pulumi.core.building import pool_from_spec
+from arklow_pulumi.core.spec import PoolSpec
+from arklow_pulumi.core.validating import pool_problems
+from arklow_pulumi.providers.diffing import diff_inputs
+from arklow_pulumi.providers.inputs import check_model, parse_in_topology
+from arklow_pulumi.providers.storing import StoreProvider, gone, with_store
+from arklow_pulumi.store import service
+
+INPUTS = ("arklow_name", "resource", "capacity", "headroom")
+IDENTITY = ("arklow_name", "resource")
+
+
+def _raw(props: dict[str, Any]) -> dict[str, Any]:
+    return {
+        "name": props.get("arklow_name"),
+        "resource": props.get("resource"),
+        "capacity": props.get("capacity"),
+        "headroom": props.get("headroom"),
+    }
+
+
+def _normalized(spec: PoolSpec) -> dict[str, Any]:
+    return {
+        "arklow_name": spec.name,
+        "resource": spec.resource,
+        "capacity": spec.capacity,
+        "headroom": spec.headroom,
+    }
+
+
+def _pool(props: dict[str, Any]) -> Any:
+    raw = {k: v for k, v in _raw(props).items() if v is not None}
+    return pool_from_spec(PoolSpec.model_validate(raw))
+
+
+class PoolProvider(StoreProvider):
+    """Members and scale targets are resources of their own (PoolMembership, ScaleTarget)."""
+
+    def check(self, _olds: dict[str, Any], news: dict[str, Any]) -> CheckResult:
+        return check_model(
+            lambda raw: parse_in_topology(PoolSpec, "pools", raw),
+            _raw(news),
+            news,
+            lambda spec: pool_problems(pool_from_spec(spec)),
+            _normalized,
+        )
+
+    def diff(self, _id: str, olds: dict[str, Any], news: dict[str, Any]) -> DiffResult:
+        return diff_inputs(olds, news, INPUTS, IDENTITY)
+
+    def create(self, props: dict[str, Any]) -> CreateResult:
+        pool = _pool(props)
+        store = self.store(props)
+        service.create_pool(store, pool)
+        return CreateResult(pool.name, self._outs(store, pool.name, props))
+
+    def update(self, _id: str, _olds: dict[str, Any], news: dict[str, Any]) -> UpdateResult:
+        pool = _pool(news)
+        store = self.store(news)
+        service.update_pool(store, pool)
+        return UpdateResult(self._outs(store, pool.name, news))
+
+    def delete(self, id_: str, props: dict[str, Any]) -> None:
+        service.delete_pool(self.store(props), props.get("arklow_name") or id_)
+
+    def read(self, id_: str, props: dict[str, Any]) -> ReadResult:
+        name = props.get("arklow_name") or id_
+        outs = self._outs(self.store(props), name, props)
+        return ReadResult(id_, outs) if outs else gone(id_)
+
+    def _outs(self, store: Any, name: str, props: dict[str, Any]) -> dict[str, Any]:
+        view = service.get_pool(store, name)
+        if view is None:
+            return {}
+        outs = {
+            "arklow_name": view.pool.name,
+            "resource": view.pool.resource,
+            "capacity": view.pool.capacity,
+            "headroom": view.pool.headroom,
+            "standalone": view.standalone,
+            "members": list(view.members),
+            "scale_targets": [t.name for t in view.pool.scale_targets],
+        }
+        return with_store(outs, props)

@@ -1,0 +1,68 @@
+"""``Destination``: where work goes, the resources it draws from, and its lanes."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+import pulumi
+import pulumi.dynamic
+
+from arklow_pulumi.providers.destinations import DestinationProvider
+from arklow_pulumi.resources.options import options, store_input
+from arklow_pulumi.resources.values import Lane, lane_input
+
+
+@dataclass
+class DestinationArgs:
+    resources: pulumi.Input[Sequence[pulumi.Input[str]]] = field(default_factory=list)
+    lanes: Sequence[Lane | Mapping[str, Any]] = field(default_factory=list)
+    standalone_capacity: pulumi.Input[Mapping[str, pulumi.Input[float]]] | None = None
+    arklow_name: pulumi.Input[str] | None = None
+    store: pulumi.Input[str] | None = None
+
+
+class Destination(pulumi.dynamic.Resource, module="arklow", name="Destination"):
+    """A destination. It starts in a standalone pool of its own for each resource (T1);
+    ``standalone_capacity`` sets those pools' static capacity."""
+
+    arklow_name: pulumi.Output[str]
+    resources: pulumi.Output[list[str]]
+    lanes: pulumi.Output[list[dict[str, Any]]]
+    standalone_capacity: pulumi.Output[dict[str, float]]
+    pools: pulumi.Output[dict[str, str]]
+    standalone_pools: pulumi.Output[dict[str, str]]
+    store: pulumi.Output[str]
+
+    def __init__(
+        self,
+        resource_name: str,
+        resources: DestinationArgs | pulumi.Input[Sequence[pulumi.Input[str]]] | None = None,
+        lanes: Sequence[Lane | Mapping[str, Any]] | None = None,
+        standalone_capacity: pulumi.Input[Mapping[str, pulumi.Input[float]]] | None = None,
+        *,
+        arklow_name: pulumi.Input[str] | None = None,
+        store: pulumi.Input[str] | None = None,
+        opts: pulumi.ResourceOptions | None = None,
+    ) -> None:
+        if isinstance(resources, DestinationArgs):
+            args = resources
+        else:
+            args = DestinationArgs(
+                resources=resources if resources is not None else [],
+                lanes=lanes or [],
+                standalone_capacity=standalone_capacity,
+                arklow_name=arklow_name,
+                store=store,
+            )
+        props: dict[str, Any] = {
+            "arklow_name": args.arklow_name if args.arklow_name is not None else resource_name,
+            "resources": args.resources,
+            "lanes": [lane_input(lane) for lane in args.lanes],
+            "standalone_capacity": args.standalone_capacity or {},
+            "store": store_input(args.store),
+            "pools": None,
+            "standalone_pools": None,
+        }
+        super().__init__(DestinationProvider(), resource_name, props, options(opts))

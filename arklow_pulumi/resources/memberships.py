@@ -1,0 +1,62 @@
+"""``PoolMembership``: a destination draws the pool's resource from the pool."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any
+
+import pulumi
+import pulumi.dynamic
+
+from arklow_pulumi.providers.memberships import PoolMembershipProvider
+from arklow_pulumi.resources.options import options, reference, store_input
+
+
+@dataclass
+class PoolMembershipArgs:
+    destination: Any  # a destination name, an Output of one, or a Destination
+    pool: Any  # a pool name, an Output of one, or a Pool
+    store: pulumi.Input[str] | None = None
+
+
+class PoolMembership(pulumi.dynamic.Resource, module="arklow", name="PoolMembership"):
+    """Destination ``destination`` joins ``pool`` for the pool's resource (T2, T3, T7).
+
+    Its other pools are kept. Deleting the membership gives the destination a standalone pool for
+    that resource back (T4). ``destination``/``pool`` may be names, Outputs, or the resources
+    themselves (which then become dependencies).
+    """
+
+    destination: pulumi.Output[str]
+    pool: pulumi.Output[str]
+    resource: pulumi.Output[str]
+    store: pulumi.Output[str]
+
+    def __init__(
+        self,
+        resource_name: str,
+        destination: Any = None,
+        pool: Any = None,
+        *,
+        store: pulumi.Input[str] | None = None,
+        opts: pulumi.ResourceOptions | None = None,
+    ) -> None:
+        args = (
+            destination
+            if isinstance(destination, PoolMembershipArgs)
+            else PoolMembershipArgs(destination, pool, store)
+        )
+        if args.destination is None or args.pool is None:
+            raise TypeError(
+                f"PoolMembership {resource_name!r}: 'destination' and 'pool' are required"
+            )
+        dest_name, dest_deps = reference(args.destination)
+        pool_name, pool_deps = reference(args.pool)
+        props: dict[str, Any] = {
+            "destination": dest_name,
+            "pool": pool_name,
+            "store": store_input(args.store),
+            "resource": None,
+        }
+        opts = options(opts, [*dest_deps, *pool_deps])
+        super().__init__(PoolMembershipProvider(), resource_name, props, opts)

@@ -1,0 +1,49 @@
+"""What every Arklow resource adds to its inputs and options: the store URL, kept secret.
+
+The URL is resolved in the Pulumi program: the resource's ``store=`` argument, else
+``arklow:store`` from stack config, else ``$ARKLOW_STORE``, else ``sqlite:///<dir of
+Pulumi.yaml>/.arklow/arklow.db``. It travels as a resource input (so ``delete`` and ``refresh``,
+which run the provider code from state, reach the same store) and is always a secret, so a
+PostgreSQL password never lands in plain state.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from pathlib import Path
+from typing import Any
+
+import pulumi
+
+from arklow_pulumi.store.engine import find_project_dir, resolve_store_url
+
+
+def store_input(explicit: pulumi.Input[str] | None) -> pulumi.Output[str]:
+    if explicit is not None:
+        return pulumi.Output.secret(explicit)
+    configured = pulumi.Config("arklow").get_secret("store")
+    if configured is not None:
+        return configured
+    return pulumi.Output.secret(resolve_store_url(project_dir=_project_dir()))
+
+
+def _project_dir() -> Path:
+    try:
+        root = pulumi.get_root_directory()
+    except Exception:  # not running under the engine (unit tests with mocks)
+        root = ""
+    return Path(root) if root else find_project_dir()
+
+
+def options(
+    opts: pulumi.ResourceOptions | None, depends_on: Sequence[pulumi.Resource] = ()
+) -> pulumi.ResourceOptions:
+    ours = pulumi.ResourceOptions(additional_secret_outputs=["store"], depends_on=list(depends_on))
+    return pulumi.ResourceOptions.merge(opts, ours)
+
+
+def reference(value: Any, attribute: str = "arklow_name") -> tuple[Any, list[pulumi.Resource]]:
+    """A name given as a string, an Output, or the resource itself (then also a dependency)."""
+    if isinstance(value, pulumi.CustomResource):
+        return getattr(value, attribute), [value]
+    return value, []

@@ -1,0 +1,79 @@
+"""ScaleTarget create/update/read check the real group (a moto server) and apply T5/T6."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pytest
+
+from arklow_pulumi.core.errors import InvalidInput
+from arklow_pulumi.providers.pools import PoolProvider
+from arklow_pulumi.providers.scale_targets import ScaleTargetProvider
+from tests.providers.conftest import make_asg
+
+
+def target(props: Any, **overrides: Any) -> dict[str, Any]:
+    news = props(
+        arklow_name="asg-a",
+        pool="gpu",
+        group={"kind": "aws_asg", "name": "asg-a", "region": "us-east-1"},
+        min_replicas=2.0,
+        max_replicas=8.0,
+        units_per_replica=4.0,
+        override_policies=False,
+    )
+    checked = ScaleTargetProvider().check({}, {**news, **overrides})
+    assert checked.failures == []
+    return checked.inputs
+
+
+@pytest.fixture
+def gpu_pool(props: Any) -> None:
+    PoolProvider().create(props(arklow_name="gpu", resource="gpu", capacity=0.0, headroom=0.1))
+
+
+@pytest.mark.usefixtures("gpu_pool")
+def test_target_within_the_group_bounds_is_attached(props: Any, autoscaling: Any) -> None:
+    make_asg(autoscaling, "asg-a", 1, 10)
+    provider = ScaleTargetProvider()
+    created = provider.create(target(props))
+    assert created.id == "asg-a"
+    assert created.outs["replicas"] == 2 and created.outs["pool"] == "gpu"
+    assert PoolProvider().read("gpu", props(arklow_name="gpu")).outs["scale_targets"] == ["asg-a"]
+
+    wider = target(props, max_replicas=10.0)
+    updated = provider.update("asg-a", created.outs, wider)
+    assert updated.outs["max_replicas"] == 10
+    assert provider.read("asg-a", updated.outs).outs["max_replicas"] == 10
+
+    with pytest.raises(Exception, match="scale targets attached"):
+        PoolProvider().delete("gpu", props(arklow_name="gpu"))
+    provider.delete("asg-a", updated.outs)
+    PoolProvider().delete("gpu", props(arklow_name="gpu"))
+    assert PoolProvider().read("gpu", props(arklow_name="gpu")).id == ""
+
+
+@pytest.mark.usefixtures("gpu_pool")
+def test_target_outside_the_group_bounds_is_refused(props: Any, autoscaling: Any) -> None:
+    make_asg(autoscaling, "asg-a", 3, 6)
+    with pytest.raises(InvalidInput) as err:
+        ScaleTargetProvider().create(target(props))
+    message = str(err.value)
+    assert "min_replicas 2 is below the group's MinSize 3" in message
+    assert "max_replicas 8 is above the group's MaxSize 6" in message
+    assert PoolProvider().read("gpu", props(arklow_name="gpu")).outs["scale_targets"] == []
+
+
+@pytest.mark.usefixtures("gpu_pool")
+def test_target_of_a_missing_group_is_refused(props: Any, autoscaling: Any) -> None:
+    with pytest.raises(InvalidInput, match="does not exist"):
+        ScaleTargetProvider().create(target(props))
+
+
+@pytest.mark.usefixtures("gpu_pool")
+def test_read_reports_a_group_deleted_outside(props: Any, autoscaling: Any) -> None:
+    make_asg(autoscaling, "asg-a", 1, 10)
+    created = ScaleTargetProvider().create(target(props))
+    autoscaling.delete_auto_scaling_group(AutoScalingGroupName="asg-a", ForceDelete=True)
+    with pytest.raises(InvalidInput, match="does not exist"):
+        ScaleTargetProvider().read("asg-a", created.outs)
