@@ -19,7 +19,9 @@ def violations(topo: Topology) -> list[str]:
     for (dest_name, resource), pool in topo.memberships.items():
         dest = topo.destinations.get(dest_name)
         if dest is None or resource not in dest.resources:
-            found.append(f"membership {dest_name}/{resource} -> {pool} without a drawing destination")
+            found.append(
+                f"membership {dest_name}/{resource} -> {pool} without a drawing destination"
+            )
     for pool in topo.pools.values():
         if pool.owner is not None and not pool.scale_targets and not topo.members(pool.name):
             found.append(f"standalone pool {pool.name} was left empty")

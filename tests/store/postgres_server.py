@@ -50,8 +50,15 @@ class Cluster:
         if self.data_dir is None or self.bin_dir is None:
             return
         subprocess.run(
-            [*(self.run_as or []), str(self.bin_dir / "pg_ctl"), "-D", str(self.data_dir),
-             "-m", "immediate", "stop"],
+            [
+                *(self.run_as or []),
+                str(self.bin_dir / "pg_ctl"),
+                "-D",
+                str(self.data_dir),
+                "-m",
+                "immediate",
+                "stop",
+            ],
             capture_output=True,
             check=False,
         )
@@ -100,12 +107,39 @@ def _start() -> Cluster:
         os.chmod(root, 0o700)
         run_as = ["runuser", "-u", "postgres", "--"]
         user = "postgres"
-    _run([*run_as, str(bin_dir / "initdb"), "-D", str(data), "-U", user, "-A", "trust",
-          "-E", "UTF8", "--no-sync"])
+    _run(
+        [
+            *run_as,
+            str(bin_dir / "initdb"),
+            "-D",
+            str(data),
+            "-U",
+            user,
+            "-A",
+            "trust",
+            "-E",
+            "UTF8",
+            "--no-sync",
+        ]
+    )
     port = _free_port()
-    options = f"-c listen_addresses=127.0.0.1 -p {port} -k {root} -c fsync=off -c max_connections=200"
-    _run([*run_as, str(bin_dir / "pg_ctl"), "-D", str(data), "-o", options,
-          "-l", str(root / "log"), "-w", "start"])
+    options = (
+        f"-c listen_addresses=127.0.0.1 -p {port} -k {root} -c fsync=off -c max_connections=200"
+    )
+    _run(
+        [
+            *run_as,
+            str(bin_dir / "pg_ctl"),
+            "-D",
+            str(data),
+            "-o",
+            options,
+            "-l",
+            str(root / "log"),
+            "-w",
+            "start",
+        ]
+    )
     cluster = Cluster(
         admin_url=f"postgresql+psycopg://{user}@127.0.0.1:{port}/postgres",
         data_dir=data,

@@ -1,0 +1,118 @@
+"""``arklow topology show``: what the topology store holds, for machines (JSON) or people."""
+
+from __future__ import annotations
+
+import json
+import os
+from typing import Any
+
+import click
+
+from arklow_pulumi.cli.rendering import number, table
+from arklow_pulumi.core.topology import Topology
+
+
+@click.group()
+def topology() -> None:
+    """Inspect the topology store."""
+
+
+@topology.command()
+@click.option(
+    "--store",
+    "store_url",
+    default=None,
+    help="Store URL (default: $ARKLOW_STORE, else .arklow/arklow.db beside Pulumi.yaml).",
+)
+@click.option(
+    "--format", "fmt", type=click.Choice(["json", "table"]), default="table", show_default=True
+)
+def show(store_url: str | None, fmt: str) -> None:
+    """Print destinations (resources, pools, lanes) and pools (members, capacity, targets)."""
+    from arklow_pulumi.store import open_store, resolve_store_url
+    from arklow_pulumi.store.service import load_topology
+
+    url = resolve_store_url(store_url or os.environ.get("ARKLOW_STORE"))
+    document = topology_document(load_topology(open_store(url)))
+    if fmt == "json":
+        click.echo(json.dumps(document, indent=2))
+    else:
+        click.echo(topology_table(document))
+
+
+def topology_document(topo: Topology) -> dict[str, Any]:
+    destinations = {
+        name: {
+            "resources": list(dest.resources),
+            "pools": dict(topo.pools_of(name)),
+            "lanes": {
+                lane.name: {
+                    "limit": number(lane.limit),
+                    "weight": number(lane.weight),
+                    "cost": {r: number(c) for r, c in lane.cost.items()} or None,
+                }
+                for lane in dest.lanes
+            },
+        }
+        for name, dest in sorted(topo.destinations.items())
+    }
+    pools = {
+        name: {
+            "resource": pool.resource,
+            "standalone": topo.is_standalone(name),
+            "members": list(topo.members(name)),
+            "capacity": number(pool.capacity),
+            "scale_targets": [
+                {
+                    "name": t.name,
+                    "kind": t.kind,
+                    "min_replicas": t.min_replicas,
+                    "max_replicas": t.max_replicas,
+                    "units_per_replica": number(t.units_per_replica),
+                }
+                for t in pool.scale_targets
+            ],
+        }
+        for name, pool in sorted(topo.pools.items())
+    }
+    return {"destinations": destinations, "pools": pools}
+
+
+def topology_table(document: dict[str, Any]) -> str:
+    pool_rows = [
+        [
+            name,
+            p["resource"],
+            "standalone" if p["standalone"] else "shared",
+            f"{p['capacity']:g}",
+            ", ".join(p["members"]) or "-",
+            ", ".join(
+                f"{t['name']} ({t['kind']} {t['min_replicas']}-{t['max_replicas']}"
+                f" x{t['units_per_replica']:g})"
+                for t in p["scale_targets"]
+            )
+            or "-",
+        ]
+        for name, p in document["pools"].items()
+    ]
+    dest_rows = [
+        [
+            name,
+            ", ".join(f"{r}->{pool}" for r, pool in d["pools"].items()) or "-",
+            ", ".join(
+                f"{lane}(limit {v['limit']:g}, weight {v['weight']:g})"
+                for lane, v in d["lanes"].items()
+            )
+            or "-",
+        ]
+        for name, d in document["destinations"].items()
+    ]
+    out = ["POOLS"]
+    out += table(
+        ["pool", "resource", "kind", "capacity", "members", "scale targets"],
+        pool_rows,
+        right={3},
+    )
+    out += ["", "DESTINATIONS"]
+    out += table(["destination", "pools", "lanes"], dest_rows, right=set())
+    return "\n".join(out)
