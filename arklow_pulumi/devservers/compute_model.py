@@ -135,7 +135,9 @@ class Mig:
         settled = now - self.changed_at >= settle_delay
         return self.target_size if settled else self.previous_size
 
-    def render(self, now: float, settle_delay: float, autoscaler: Autoscaler | None) -> dict[str, Any]:
+    def render(
+        self, now: float, settle_delay: float, autoscaler: Autoscaler | None
+    ) -> dict[str, Any]:
         settled = now - self.changed_at >= settle_delay
         prev = self.target_size if settled else self.previous_size
         kind = self.scope.split("/")[0]

@@ -156,10 +156,17 @@ class AwsAsgSupply:
         override_policies: bool = False,
         current: GroupState | None = None,
     ) -> SetResult:
-        if current is None or current.policies is None:
+        if current is None:
             current = self.describe([ref]).get(ref)
             if current is None:
                 raise GroupNotFound(ref)
+        elif current.policies is None:  # from a cheap describe: look up only what it skipped
+            policies, scheduled = self._detail(ref.region or self.region, [ref.name])
+            current = replace(
+                current,
+                policies=tuple(policies.get(ref.name, ())),
+                scheduled_actions=tuple(scheduled.get(ref.name, ())),
+            )
         plan = plan_change(current, replicas, limits, override_policies)
         if plan.method == "unchanged":
             return SetResult.of(plan, current)

@@ -66,7 +66,14 @@ class InMemorySupply:
         override_policies: bool = False,
         current: GroupState | None = None,
     ) -> SetResult:
-        state = describe_one(self, ref) if current is None or current.policies is None else current
+        if current is None:
+            state = describe_one(self, ref)
+        elif current.policies is None:  # a cheap describe: look the policies up, as AWS does
+            with self._lock:
+                self.calls["detail"] += 1
+                state = replace(current, policies=self.groups[ref].policies)
+        else:
+            state = current
         plan = plan_change(state, replicas, limits, override_policies)
         if plan.method == "unchanged":
             return SetResult.of(plan, state)

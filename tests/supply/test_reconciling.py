@@ -1,0 +1,220 @@
+"""reconcile_pass, verify_target, supply_for and the in-memory binding's parity with the clouds."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import dill
+import pytest
+
+from arklow_pulumi.core.topology import GroupRef, ScaleTarget
+from arklow_pulumi.devservers.compute import ComputeServer
+from arklow_pulumi.supply import (
+    EndpointConfig,
+    GroupState,
+    InMemorySupply,
+    OutOfBounds,
+    PolicyConflict,
+    ReplicaLimits,
+    RetryPolicy,
+    reconcile_pass,
+    supply_for,
+    verify_target,
+)
+from arklow_pulumi.supply.aws import AwsAsgSupply
+from arklow_pulumi.supply.gcp import GcpMigSupply
+from tests.supply.conftest import REGION, count_calls, make_asg
+
+P, Z = "demo-project", "us-central1-a"
+
+
+def asg_ref(name: str) -> GroupRef:
+    return GroupRef("aws_asg", name, region=REGION)
+
+
+def mig_ref(name: str) -> GroupRef:
+    return GroupRef("gcp_mig", name, zone=Z, project=P)
+
+
+def target(ref: GroupRef, low: int, high: int, override: bool = False) -> ScaleTarget:
+    return ScaleTarget("t-" + ref.name, ref, low, high, 1.0, low, override)
+
+
+# -- reconcile_pass -------------------------------------------------------------------------------
+
+
+def test_pass_over_asgs_batches_describes_and_writes_only_differences(asg: Any) -> None:
+    for k in range(150):
+        make_asg(asg, f"g{k:03d}", 0, 5, 1)
+    supply = AwsAsgSupply(REGION)
+    calls = count_calls(supply._client(REGION))
+    decisions = {asg_ref(f"g{k:03d}"): (2 if k < 10 else 1) for k in range(150)}
+    report = reconcile_pass(supply, decisions)
+    assert report.converged and len(report.changed) == 10 and len(report.unchanged) == 140
+    assert calls["DescribeAutoScalingGroups"] == 2
+    assert calls["SetDesiredCapacity"] == 10
+    calls.clear()
+    steady = reconcile_pass(supply, decisions)
+    assert dict(calls) == {"DescribeAutoScalingGroups": 2} and not steady.changed
+
+
+def test_pass_never_writes_outside_bounds(asg: Any) -> None:
+    make_asg(asg, "a", 1, 5, 2)
+    make_asg(asg, "b", 1, 5, 2)
+    supply = AwsAsgSupply(REGION)
+    calls = count_calls(supply._client(REGION))
+    decisions = {asg_ref("a"): 9, asg_ref("b"): 4}
+    targets = {asg_ref("b"): target(asg_ref("b"), 1, 3)}
+    report = reconcile_pass(supply, decisions, targets=targets)
+    assert isinstance(report.failed[asg_ref("a")], OutOfBounds)
+    assert isinstance(report.failed[asg_ref("b")], OutOfBounds)
+    assert calls["SetDesiredCapacity"] == 0
+
+
+def test_pass_leaves_groups_with_policies_alone_unless_overridden(asg: Any) -> None:
+    make_asg(asg, "a", 1, 5, 2)
+    asg.put_scaling_policy(
+        AutoScalingGroupName="a",
+        PolicyName="p1",
+        PolicyType="SimpleScaling",
+        AdjustmentType="ChangeInCapacity",
+        ScalingAdjustment=1,
+    )
+    supply = AwsAsgSupply(REGION)
+    report = reconcile_pass(supply, {asg_ref("a"): 3})
+    assert isinstance(report.failed[asg_ref("a")], PolicyConflict)
+    report = reconcile_pass(
+        supply, {asg_ref("a"): 3}, targets={asg_ref("a"): target(asg_ref("a"), 1, 5, True)}
+    )
+    assert report.changed[asg_ref("a")].desired == 3
+
+
+def test_pass_over_migs_uses_aggregated_listing(compute: ComputeServer) -> None:
+    for k in range(30):
+        compute.add_group({"project": P, "zone": Z, "name": f"m{k:02d}", "targetSize": 1})
+    supply = GcpMigSupply(compute.url)
+    decisions = {mig_ref(f"m{k:02d}"): 1 for k in range(30)}
+    compute.reset_calls()
+    report = reconcile_pass(supply, decisions)
+    assert report.converged and not report.changed
+    assert compute.call_report()["by_route"] == {"GET aggregated/instanceGroupManagers": 1}
+
+
+def test_pass_converges_under_injected_errors_without_duplicate_resizes(
+    compute: ComputeServer,
+) -> None:
+    for k in range(30):
+        compute.add_group({"project": P, "zone": Z, "name": f"m{k:02d}", "targetSize": 1})
+    compute.set_faults({"error_rate": 0.2, "codes": [429, 503], "after_apply": 0.5})
+    supply = GcpMigSupply(compute.url, RetryPolicy(deadline=5.0, base=0.01, cap=0.05))
+    decisions = {mig_ref(f"m{k:02d}"): 1 + k % 4 for k in range(30)}
+    targets = {r: target(r, 1, 4) for r in decisions}
+    for _ in range(3):
+        if reconcile_pass(supply, decisions, targets=targets).converged:
+            break
+    compute.set_faults({})
+    states = supply.describe(list(decisions))
+    assert {r: s.desired for r, s in states.items()} == decisions
+    resizes = compute.call_report()["resizes"]
+    assert len({r["requestId"] for r in resizes}) == len(resizes)
+    assert len(resizes) == sum(1 for n in decisions.values() if n != 1)
+    assert all(1 <= r["size"] <= 4 for r in resizes)
+    assert sum(compute.call_report()["injected"].values()) > 0
+
+
+# -- the in-memory binding behaves as the others --------------------------------------------------
+
+
+def scenario(supply: Any, ref: GroupRef) -> list[Any]:
+    """The same steps against any binding; returns what was observed."""
+    seen: list[Any] = [supply.describe([ref])[ref].desired]
+    seen.append(supply.set_desired(ref, 3, limits=ReplicaLimits(1, 4)).method)
+    seen.append(supply.set_desired(ref, 3, limits=ReplicaLimits(1, 4)).method)
+    with pytest.raises(OutOfBounds):
+        supply.set_desired(ref, 5, limits=ReplicaLimits(1, 4))
+    seen.append(supply.describe([ref])[ref].desired)
+    seen.append(
+        supply.describe([ref.__class__(ref.kind, "missing", ref.region, ref.zone, ref.project)])
+    )
+    return seen
+
+
+def test_in_memory_matches_aws(asg: Any) -> None:
+    make_asg(asg, "web", 1, 5, 2)
+    memory = InMemorySupply([GroupState(asg_ref("web"), 2, 2, min=1, max=5)])
+    assert scenario(memory, asg_ref("web")) == scenario(AwsAsgSupply(REGION), asg_ref("web"))
+    with pytest.raises(OutOfBounds, match="group's"):
+        memory.set_desired(asg_ref("web"), 6)
+
+
+def test_in_memory_matches_gcp(compute: ComputeServer) -> None:
+    compute.add_group({"project": P, "zone": Z, "name": "web", "targetSize": 2})
+    memory = InMemorySupply([GroupState(mig_ref("web"), 2, 2)])
+    assert scenario(memory, mig_ref("web")) == scenario(GcpMigSupply(compute.url), mig_ref("web"))
+    assert memory.calls["write"] == 1
+
+
+def test_in_memory_pass_and_pickling() -> None:
+    refs = [GroupRef("aws_asg", f"g{k}", region=REGION) for k in range(5)]
+    memory = InMemorySupply([GroupState(r, 1, 1, min=0, max=3) for r in refs])
+    report = reconcile_pass(memory, dict.fromkeys(refs, 2))
+    assert len(report.changed) == 5 and memory.calls == {"describe": 1, "detail": 5, "write": 5}
+    copy = dill.loads(dill.dumps(memory))
+    assert copy.describe(refs)[refs[0]].desired == 2
+
+
+# -- verify_target --------------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    ("low", "high", "fields"),
+    [
+        (1, 5, []),
+        (2, 4, []),
+        (0, 5, ["min_replicas"]),
+        (1, 6, ["max_replicas"]),
+        (0, 9, ["min_replicas", "max_replicas"]),
+    ],
+)
+def test_verify_target_against_an_asg(asg: Any, low: int, high: int, fields: list[str]) -> None:
+    make_asg(asg, "web", 1, 5, 2)
+    problems = verify_target(target(asg_ref("web"), low, high), AwsAsgSupply(REGION))
+    assert [p.field for p in problems] == fields
+    assert all(p.obj == "scale target 't-web'" for p in problems)
+
+
+def test_verify_target_missing_group(asg: Any, compute: ComputeServer) -> None:
+    for ref, supply in (
+        (asg_ref("gone"), AwsAsgSupply(REGION)),
+        (mig_ref("gone"), GcpMigSupply(compute.url)),
+    ):
+        problems = verify_target(target(ref, 1, 2), supply)
+        assert [(p.obj, p.field) for p in problems] == [("scale target 't-gone'", "group")]
+        assert "does not exist" in problems[0].message
+
+
+def test_verify_target_mig(compute: ComputeServer) -> None:
+    compute.add_group({"project": P, "zone": Z, "name": "web", "targetSize": 2})
+    supply = GcpMigSupply(compute.url)
+    assert verify_target(target(mig_ref("web"), 1, 50), supply) == []
+    assert [p.field for p in verify_target(target(mig_ref("web"), 1, 5000), supply)] == [
+        "max_replicas"
+    ]
+
+
+# -- supply_for -----------------------------------------------------------------------------------
+
+
+def test_supply_for_reads_endpoints_from_config_then_env(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("ARKLOW_GCP_COMPUTE_ENDPOINT", "http://127.0.0.1:9")
+    from_env = supply_for("gcp_mig")
+    assert isinstance(from_env, GcpMigSupply) and from_env.endpoint == "http://127.0.0.1:9"
+    from_config = supply_for("gcp_mig", {"arklow:gcpComputeEndpoint": "http://127.0.0.1:8"})
+    assert isinstance(from_config, GcpMigSupply) and from_config.endpoint == "http://127.0.0.1:8"
+    aws = supply_for("aws_asg", EndpointConfig(aws_region="eu-west-1"))
+    assert isinstance(aws, AwsAsgSupply) and aws.region == "eu-west-1"
+    assert dill.loads(dill.dumps(aws)).region == "eu-west-1"
+    from arklow_pulumi.core.errors import InvalidInput
+
+    with pytest.raises(InvalidInput, match="kind"):
+        supply_for("azure_vmss")
