@@ -1,0 +1,39 @@
+"""Three destinations draw from one GPU cluster: one shared pool, with per-lane weights.
+
+``search`` keeps interactive traffic ahead of its batch lane (weight 4 vs 1); ``summarize`` costs 2
+GPU units per unit of work; ``embeddings`` also draws from a provider quota, which stays in its own
+standalone pool. The store is the SQLite default, ``.arklow/arklow.db`` beside this Pulumi.yaml;
+inspect it with ``arklow topology show``.
+"""
+
+import pulumi
+
+from arklow_pulumi import Destination, Lane, Pool, PoolMembership
+
+gpu = Pool("shared-gpu", "gpu", capacity=64, headroom=0.2)
+
+destinations = [
+    Destination(
+        "search",
+        resources=["gpu"],
+        lanes=[Lane("interactive", limit=32, weight=4), Lane("batch", limit=128, weight=1)],
+    ),
+    Destination(
+        "summarize",
+        resources=["gpu"],
+        lanes=[Lane("default", limit=16, weight=2, cost={"gpu": 2})],
+    ),
+    Destination(
+        "embeddings",
+        resources=["gpu", "embedding-quota"],
+        lanes=[Lane("bulk", limit=64, weight=1)],
+        standalone_capacity={"embedding-quota": 500},
+    ),
+]
+
+memberships = [
+    PoolMembership(f"shared-gpu:{d._name}", destination=d, pool=gpu) for d in destinations
+]
+
+pulumi.export("members", gpu.members)
+pulumi.export("pools", {d._name: d.pools for d in destinations})
