@@ -50,12 +50,18 @@ def progressive_fill(
     slope = [0.0] * m
     active = [0] * m
     saturated = [False] * m
+    for i, cap in enumerate(caps):
+        if cap <= 0:
+            frozen[i] = True  # nothing to fill: never counts towards any pool
     for p, lanes in enumerate(pool_lanes):
         s = 0.0
+        k = 0
         for i, c in lanes:
-            s += weights[i] * c
+            if not frozen[i]:
+                s += weights[i] * c
+                k += 1
         slope[p] = s
-        active[p] = len(lanes)
+        active[p] = k
 
     heap = [(capacity[p] / slope[p], p) for p in range(m) if active[p] and slope[p] > 0]
     heapq.heapify(heap)

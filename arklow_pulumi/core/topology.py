@@ -67,6 +67,14 @@ class GroupRef:
     zone: str | None = None
     project: str | None = None
 
+    def sort_key(self) -> tuple[str, str, str, str, str]:
+        return (self.kind, self.project or "", self.region or "", self.zone or "", self.name)
+
+    def __lt__(self, other: GroupRef) -> bool:
+        # Orderable so that deterministic pickling (Pulumi sorts dict items) works on dicts
+        # keyed by group.
+        return self.sort_key() < other.sort_key()
+
     def __str__(self) -> str:
         where = "/".join(p for p in (self.project, self.zone or self.region) if p)
         return f"{self.kind}:{where}/{self.name}" if where else f"{self.kind}:{self.name}"
