@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import sys
 from pathlib import Path
 
 import click
@@ -27,7 +28,7 @@ def allocate(topology_path: Path, demand_path: Path, fmt: str) -> None:
     if fmt == "json":
         click.echo(allocation_json(result))
     else:
-        click.echo(allocation_table(result, color=click.get_text_stream("stdout").isatty()))
+        click.echo(allocation_table(result, color=sys.stdout.isatty()))
 
 
 @click.command()

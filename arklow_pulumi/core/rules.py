@@ -122,15 +122,15 @@ def update_destination(topo: Topology, dest: Destination) -> Topology:
     pools, memberships = dict(topo.pools), dict(topo.memberships)
     for resource in old.resources:
         if resource not in dest.resources:
-            pool = memberships.pop((dest.name, resource))
-            _collect(pools, memberships, pool)
+            _collect(pools, memberships, memberships.pop((dest.name, resource)))
     for resource in dest.resources:
         if (dest.name, resource) not in memberships:
             _give_standalone(pools, memberships, dest, resource)
             continue
-        pool = pools[memberships[(dest.name, resource)]]
-        if pool.owner == dest.name:
-            pools[pool.name] = replace(pool, capacity=dest.standalone_capacity.get(resource, 0.0))
+        current = pools[memberships[(dest.name, resource)]]
+        if current.owner == dest.name:
+            capacity = dest.standalone_capacity.get(resource, 0.0)
+            pools[current.name] = replace(current, capacity=capacity)
     return _with(topo, {**topo.destinations, dest.name: dest}, pools, memberships)
 
 
@@ -139,8 +139,7 @@ def remove_destination(topo: Topology, name: str) -> Topology:
     dest = _require_destination(topo, name)
     pools, memberships = dict(topo.pools), dict(topo.memberships)
     for resource in dest.resources:
-        pool = memberships.pop((name, resource))
-        _collect(pools, memberships, pool)
+        _collect(pools, memberships, memberships.pop((name, resource)))
     for pool in list(pools.values()):
         if pool.owner == name:
             pools[pool.name] = replace(pool, owner=None)
@@ -160,8 +159,12 @@ def add_pool(topo: Topology, pool: Pool) -> Topology:
     return _with(topo, pools={**topo.pools, pool.name: replace(pool, owner=None)})
 
 
-def update_pool(topo: Topology, pool: Pool) -> Topology:
-    """Change a pool's static capacity, headroom or scale targets; its resource is its identity."""
+def update_pool(topo: Topology, pool: Pool, adopt: bool = False) -> Topology:
+    """Change a pool's static capacity, headroom or scale targets; its resource is its identity.
+
+    ``adopt=True`` turns a standalone pool into a declared one (T7 taken over by a declared
+    ``Pool``): it is then kept when it empties instead of being collected.
+    """
     old = _require_pool(topo, pool.name)
     if pool.resource != old.resource:
         raise _refuse(
@@ -172,7 +175,8 @@ def update_pool(topo: Topology, pool: Pool) -> Topology:
     _check(pool_problems(pool))
     others = _with(topo, pools={k: v for k, v in topo.pools.items() if k != pool.name})
     _check(p for t in pool.scale_targets for p in _target_conflicts(others, pool.name, t))
-    return _with(topo, pools={**topo.pools, pool.name: replace(pool, owner=old.owner)})
+    owner = None if adopt else old.owner
+    return _with(topo, pools={**topo.pools, pool.name: replace(pool, owner=owner)})
 
 
 def remove_pool(topo: Topology, name: str) -> Topology:

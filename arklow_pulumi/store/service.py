@@ -112,7 +112,8 @@ def create_pool(store: Store, pool: Pool) -> Topology:
         existing = topo.pools.get(pool.name)
         adopt = existing is not None and existing.owner is not None
         if adopt and existing is not None and existing.resource == pool.resource:
-            return rules.update_pool(topo, pool)
+            adopted = _with_targets(pool, existing.scale_targets)
+            return rules.update_pool(topo, adopted, adopt=True)
         return rules.add_pool(topo, pool)
 
     return _apply(store, Scope(pools=_d(pool.name), all_targets=True), change)

@@ -201,3 +201,21 @@ def test_reopening_is_idempotent_and_at_head(store: Store) -> None:
     with again.engine.connect() as conn:
         assert conn.execute(text("SELECT version_num FROM alembic_version")).scalar() == "0001"
     assert svc.get_destination(again, "a") is not None
+
+
+def test_declaring_a_standalone_pool_adopts_it_with_its_targets_and_keeps_it_when_empty(store: Store) -> None:
+    svc.create_destination(store, dest("a", "gpu"))
+    svc.create_destination(store, dest("b", "gpu"))
+    svc.attach_target(store, "a/gpu", target("asg-a"))
+    svc.create_pool(store, Pool("a/gpu", "gpu", capacity=5.0))  # T7: taken over as declared
+    svc.join(store, "b", "a/gpu")
+    topo = svc.load_topology(store)
+    assert topo.pools["a/gpu"].capacity == 5.0
+    assert [t.name for t in topo.pools["a/gpu"].scale_targets] == ["asg-a"]
+    svc.detach_target(store, "a/gpu", "asg-a")
+    svc.leave(store, "a", "a/gpu")
+    svc.leave(store, "b", "a/gpu")
+    topo = svc.load_topology(store)
+    assert "a/gpu" in topo.pools and topo.members("a/gpu") == ()  # declared pools stay
+    assert topo.pool_of("a", "gpu") == "a/gpu.2"
+    assert violations(topo) == []
