@@ -12,28 +12,28 @@ from arklow_pulumi import Destination, Lane, Pool, PoolMembership
 
 gpu = Pool("shared-gpu", "gpu", capacity=64, headroom=0.2)
 
-destinations = [
-    Destination(
-        "search",
-        resources=["gpu"],
-        lanes=[Lane("interactive", limit=32, weight=4), Lane("batch", limit=128, weight=1)],
-    ),
-    Destination(
-        "summarize",
-        resources=["gpu"],
-        lanes=[Lane("default", limit=16, weight=2, cost={"gpu": 2})],
-    ),
-    Destination(
-        "embeddings",
-        resources=["gpu", "embedding-quota"],
-        lanes=[Lane("bulk", limit=64, weight=1)],
-        standalone_capacity={"embedding-quota": 500},
-    ),
-]
+search = Destination(
+    "search",
+    resources=["gpu"],
+    lanes=[Lane("interactive", limit=32, weight=4), Lane("batch", limit=128, weight=1)],
+)
+summarize = Destination(
+    "summarize",
+    resources=["gpu"],
+    lanes=[Lane("default", limit=16, weight=2, cost={"gpu": 2})],
+)
+embeddings = Destination(
+    "embeddings",
+    resources=["gpu", "embedding-quota"],
+    lanes=[Lane("bulk", limit=64, weight=1)],
+    standalone_capacity={"embedding-quota": 500},
+)
+destinations = {"search": search, "summarize": summarize, "embeddings": embeddings}
 
 memberships = [
-    PoolMembership(f"shared-gpu:{d._name}", destination=d, pool=gpu) for d in destinations
+    PoolMembership(f"shared-gpu:{name}", destination=d, pool=gpu)
+    for name, d in destinations.items()
 ]
 
 pulumi.export("members", gpu.members)
-pulumi.export("pools", {d._name: d.pools for d in destinations})
+pulumi.export("pools", {name: d.pools for name, d in destinations.items()})
