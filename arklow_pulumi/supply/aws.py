@@ -11,13 +11,13 @@ backoff within a deadline. The client is created on first use and never pickled.
 
 from __future__ import annotations
 
-import threading
 from collections import Counter, defaultdict
 from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import replace
 from typing import Any
 
 from arklow_pulumi.core.topology import GroupRef
+from arklow_pulumi.supply.clients import ClientCache
 from arklow_pulumi.supply.errors import (
     GroupNotFound,
     PermanentSupplyError,
@@ -61,18 +61,7 @@ class AwsAsgSupply:
         self.retry = retry or RetryPolicy()
         self.botocore_max_attempts = botocore_max_attempts
         self.api_calls: Counter[str] = Counter()
-        self._clients: dict[str | None, Any] = {}
-        self._lock = threading.Lock()
-
-    def __getstate__(self) -> dict[str, Any]:
-        state = dict(self.__dict__)
-        state["_clients"] = {}
-        del state["_lock"]
-        return state
-
-    def __setstate__(self, state: dict[str, Any]) -> None:
-        self.__dict__.update(state)
-        self._lock = threading.Lock()
+        self._clients = ClientCache()
 
     # -- describing --------------------------------------------------------------------------
 
@@ -195,23 +184,16 @@ class AwsAsgSupply:
         return Retrier(self.retry).call(attempt)
 
     def _client(self, region: str | None) -> Any:
-        with self._lock:
-            client = self._clients.get(region)
-            if client is None:
-                import boto3
-                from botocore.config import Config
+        return self._clients.get(region, lambda: self._make_client(region))
 
-                config = Config(
-                    retries={"mode": "standard", "max_attempts": self.botocore_max_attempts}
-                )
-                client = boto3.session.Session().client(
-                    "autoscaling",
-                    region_name=region,
-                    config=config,
-                    endpoint_url=self.endpoint_url,
-                )
-                self._clients[region] = client
-            return client
+    def _make_client(self, region: str | None) -> Any:
+        import boto3
+        from botocore.config import Config
+
+        config = Config(retries={"mode": "standard", "max_attempts": self.botocore_max_attempts})
+        return boto3.session.Session().client(
+            "autoscaling", region_name=region, config=config, endpoint_url=self.endpoint_url
+        )
 
 
 def map_aws_error(exc: Exception, ref: GroupRef | None) -> SupplyError:

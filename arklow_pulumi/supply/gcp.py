@@ -12,7 +12,6 @@ public API). An autoscaled MIG is changed by moving the autoscaler's window, not
 
 from __future__ import annotations
 
-import threading
 import uuid
 from collections import Counter, defaultdict
 from collections.abc import Callable, Mapping, Sequence
@@ -20,6 +19,7 @@ from dataclasses import replace
 from typing import Any
 
 from arklow_pulumi.core.topology import GroupRef
+from arklow_pulumi.supply.clients import ClientCache
 from arklow_pulumi.supply.errors import GroupNotFound, PermanentSupplyError, SupplyError
 from arklow_pulumi.supply.gcp_errors import map_gcp_error
 from arklow_pulumi.supply.groups import GroupState, Plan, ReplicaLimits, SetResult
@@ -62,18 +62,7 @@ class GcpMigSupply:
         self.retry = retry or RetryPolicy()
         self.project = project
         self.api_calls: Counter[str] = Counter()
-        self._clients: dict[str, Any] = {}
-        self._lock = threading.Lock()
-
-    def __getstate__(self) -> dict[str, Any]:
-        state = dict(self.__dict__)
-        state["_clients"] = {}
-        del state["_lock"]
-        return state
-
-    def __setstate__(self, state: dict[str, Any]) -> None:
-        self.__dict__.update(state)
-        self._lock = threading.Lock()
+        self._clients = ClientCache()
 
     # -- describing --------------------------------------------------------------------------
 
@@ -312,23 +301,20 @@ class GcpMigSupply:
         return Retrier(self.retry).call(attempt)
 
     def _client(self, name: str) -> Any:
-        with self._lock:
-            client = self._clients.get(name)
-            if client is None:
-                from google.cloud import compute_v1
+        return self._clients.get(name, lambda: self._make_client(name))
 
-                factory = getattr(compute_v1, CLIENTS[name])
-                if self.endpoint:
-                    from google.auth.credentials import AnonymousCredentials
+    def _make_client(self, name: str) -> Any:
+        from google.cloud import compute_v1
 
-                    client = factory(
-                        credentials=AnonymousCredentials(),  # type: ignore[no-untyped-call]
-                        client_options={"api_endpoint": self.endpoint},
-                    )
-                else:
-                    client = factory()
-                self._clients[name] = client
-            return client
+        factory = getattr(compute_v1, CLIENTS[name])
+        if not self.endpoint:
+            return factory()
+        from google.auth.credentials import AnonymousCredentials
+
+        return factory(
+            credentials=AnonymousCredentials(),  # type: ignore[no-untyped-call]
+            client_options={"api_endpoint": self.endpoint},
+        )
 
 
 def _scope_of(ref: GroupRef) -> str:

@@ -233,8 +233,8 @@ def test_supply_pickles_with_dill_without_its_client(asg: Any) -> None:
     make_asg(asg, "web", 1, 5, 2)
     supply = fast()
     supply.describe([ref("web")])
-    assert supply._clients
+    assert len(supply._clients) == 1
     copy = dill.loads(dill.dumps(supply))
-    assert copy._clients == {} and copy.region == REGION
+    assert len(copy._clients) == 0 and copy.region == REGION
     assert copy.describe([ref("web")])[ref("web")].desired == 2
     assert pickle.loads(pickle.dumps(supply)).region == REGION

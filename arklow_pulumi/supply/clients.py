@@ -1,0 +1,35 @@
+"""Live SDK clients, made on first use and never pickled.
+
+Supplies are pickled into Pulumi state with the providers that hold them (PITFALLS.md): they keep
+configuration only, and a :class:`ClientCache` that pickles as empty.
+"""
+
+from __future__ import annotations
+
+import threading
+from collections.abc import Callable, Hashable
+from typing import Any
+
+
+class ClientCache:
+    """One client per key (a region, a client kind), shared by concurrent provider calls."""
+
+    def __init__(self) -> None:
+        self._clients: dict[Hashable, Any] = {}
+        self._lock = threading.Lock()
+
+    def get(self, key: Hashable, make: Callable[[], Any]) -> Any:
+        with self._lock:
+            client = self._clients.get(key)
+            if client is None:
+                client = self._clients[key] = make()
+            return client
+
+    def __len__(self) -> int:
+        return len(self._clients)
+
+    def __getstate__(self) -> dict[str, Any]:
+        return {}
+
+    def __setstate__(self, _state: dict[str, Any]) -> None:
+        self.__init__()  # type: ignore[misc]
