@@ -119,9 +119,13 @@ def main() -> DeclaredTopology:
     try:
         if raw is None:
             raise InvalidInput.one(CONFIG_SOURCE, "(document)", "is not set for this stack")
-        declared = declare_topology(parse_topology(raw, CONFIG_SOURCE))
+        spec = parse_topology(raw, CONFIG_SOURCE)
+        declared = declare_topology(spec)
+        intended = build_topology(spec)
     except InvalidInput as exc:
         raise pulumi.RunError(f"invalid topology: {exc}") from exc
-    pulumi.export("destinations", {n: d.pools for n, d in declared.destinations.items()})
-    pulumi.export("pools", {n: p.members for n, p in declared.pools.items()})
+    # Exported from the declared topology, not from each resource's outputs: those are taken
+    # when the resource is created, before the memberships that change them exist.
+    pulumi.export("destinations", {n: dict(intended.pools_of(n)) for n in intended.destinations})
+    pulumi.export("pools", {n: list(intended.members(n)) for n in intended.pools})
     return declared

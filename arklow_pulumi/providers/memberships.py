@@ -16,8 +16,7 @@ from arklow_pulumi.core.parsing import parse_model
 from arklow_pulumi.core.spec import Name
 from arklow_pulumi.providers.diffing import diff_inputs
 from arklow_pulumi.providers.inputs import check_model
-from arklow_pulumi.providers.storing import StoreProvider, gone, with_store
-from arklow_pulumi.store import service
+from arklow_pulumi.providers.storing import StoreProvider, gone, service, with_store
 
 INPUTS = ("destination", "pool")
 IDENTITY = ("destination", "pool")

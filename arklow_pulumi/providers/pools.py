@@ -11,8 +11,7 @@ from arklow_pulumi.core.spec import PoolSpec
 from arklow_pulumi.core.validating import pool_problems
 from arklow_pulumi.providers.diffing import diff_inputs
 from arklow_pulumi.providers.inputs import check_model, parse_in_topology
-from arklow_pulumi.providers.storing import StoreProvider, gone, with_store
-from arklow_pulumi.store import service
+from arklow_pulumi.providers.storing import StoreProvider, gone, service, with_store
 
 INPUTS = ("arklow_name", "resource", "capacity", "headroom")
 IDENTITY = ("arklow_name", "resource")

@@ -9,6 +9,7 @@ environment (``AWS_ENDPOINT_URL``); no client is kept on the instance.
 
 from __future__ import annotations
 
+import threading
 from dataclasses import replace
 from typing import Any
 
@@ -21,8 +22,8 @@ from arklow_pulumi.core.topology import ScaleTarget
 from arklow_pulumi.core.validating import target_problems, target_reference_problems
 from arklow_pulumi.providers.diffing import diff_inputs
 from arklow_pulumi.providers.inputs import check_model, integral, is_unknown, parse_in_topology
-from arklow_pulumi.providers.storing import StoreProvider, gone, with_store
-from arklow_pulumi.store import service
+from arklow_pulumi.providers.storing import StoreProvider, gone, service, with_store
+from arklow_pulumi.supply.contract import Supply
 from arklow_pulumi.supply.selecting import EndpointConfig, supply_for
 from arklow_pulumi.supply.verifying import verify_target
 
@@ -86,6 +87,20 @@ def _normalized(spec: ScaleTargetSpec) -> dict[str, Any]:
     }
 
 
+# One binding per (kind, endpoints) per provider process, reused across calls: building a boto3
+# client costs ~100 ms. Module-level, never on the provider instance, which Pulumi pickles.
+_SUPPLIES: dict[tuple[str, EndpointConfig], Supply] = {}
+_SUPPLIES_LOCK = threading.Lock()
+
+
+def _supply(kind: str, config: EndpointConfig) -> Supply:
+    with _SUPPLIES_LOCK:
+        supply = _SUPPLIES.get((kind, config))
+        if supply is None:
+            supply = _SUPPLIES[(kind, config)] = supply_for(kind, config)
+        return supply
+
+
 def _target(props: dict[str, Any]) -> ScaleTarget:
     raw = {k: v for k, v in _raw(props).items() if v is not None}
     return target_from_spec(ScaleTargetSpec.model_validate(raw))
@@ -143,7 +158,7 @@ class ScaleTargetProvider(StoreProvider):
 
     def verify(self, target: ScaleTarget) -> None:
         """The group exists and the target's bounds fit inside the group's own."""
-        supply = supply_for(target.kind, EndpointConfig.from_provider_config(self.config))
+        supply = _supply(target.kind, EndpointConfig.from_provider_config(self.config))
         problems = verify_target(target, supply)
         if problems:
             raise InvalidInput(problems)

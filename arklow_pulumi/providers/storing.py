@@ -8,11 +8,32 @@ The store URL: the resource's ``store`` input (resolved in the Pulumi program fr
 
 from __future__ import annotations
 
-from typing import Any
+import functools
+import sys
+from collections.abc import Callable
+from types import ModuleType
+from typing import TYPE_CHECKING, Any
 
 from pulumi.dynamic import ConfigureRequest, ReadResult, ResourceProvider
 
-from arklow_pulumi.store.engine import Store, open_store, resolve_store_url
+from arklow_pulumi.core.errors import ArklowError
+from arklow_pulumi.store_location import resolve_store_url
+
+if TYPE_CHECKING:
+    from arklow_pulumi.store import service as service
+    from arklow_pulumi.store.engine import Store
+else:
+
+    class _LazyService(ModuleType):
+        """The store's service layer, imported on first use: a preview (check, diff) and the
+        Pulumi program itself never touch the store, so they skip SQLAlchemy's import cost."""
+
+        def __getattr__(self, name: str) -> Any:
+            from arklow_pulumi.store import service as module
+
+            return getattr(module, name)
+
+    service = _LazyService("arklow_pulumi.store.service (lazy)")
 
 CONFIG_KEYS = (
     "arklow:store",
@@ -22,10 +43,43 @@ CONFIG_KEYS = (
 )
 
 
+_CALLS = ("check", "diff", "create", "read", "update", "delete")
+
+
+def _plain_errors(method: Callable[..., Any]) -> Callable[..., Any]:
+    """Let an :class:`ArklowError` reach the user as its one-line message.
+
+    The SDK's provider server reports every exception with ``traceback.format_exc()``; for our
+    own errors (bad input, a refused rule) the frames only bury the message, so the traceback
+    limit is set to 0 for them. Any other exception is a bug and keeps its full traceback.
+    """
+
+    @functools.wraps(method)
+    def call(*args: Any, **kwargs: Any) -> Any:
+        try:
+            result = method(*args, **kwargs)
+        except ArklowError:
+            sys.tracebacklimit = 0
+            raise
+        except Exception:
+            if hasattr(sys, "tracebacklimit"):
+                del sys.tracebacklimit
+            raise
+        return result
+
+    return call
+
+
 class StoreProvider(ResourceProvider):
     """Holds provider config as plain strings; never a client, engine or connection."""
 
     config: dict[str, str]
+
+    def __init_subclass__(cls, **kwargs: Any) -> None:
+        super().__init_subclass__(**kwargs)
+        for name in _CALLS:
+            if name in cls.__dict__:
+                setattr(cls, name, _plain_errors(cls.__dict__[name]))
 
     def __init__(self) -> None:
         super().__init__()
@@ -40,6 +94,8 @@ class StoreProvider(ResourceProvider):
         url = resolve_store_url(
             explicit if isinstance(explicit, str) else None, self.config.get("arklow:store")
         )
+        from arklow_pulumi.store.engine import open_store
+
         return open_store(url)
 
 

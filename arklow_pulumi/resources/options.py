@@ -15,7 +15,7 @@ from typing import Any
 
 import pulumi
 
-from arklow_pulumi.store.engine import find_project_dir, resolve_store_url
+from arklow_pulumi.store_location import find_project_dir, resolve_store_url
 
 
 def store_input(explicit: pulumi.Input[str] | None) -> pulumi.Output[str]:

@@ -12,7 +12,6 @@ provider keeps only the URL.
 
 from __future__ import annotations
 
-import os
 import threading
 from collections.abc import Iterator
 from contextlib import contextmanager
@@ -20,16 +19,32 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from alembic import command
-from alembic.config import Config
-from sqlalchemy import Connection, Engine, create_engine, event, text
+from sqlalchemy import Connection, Engine, create_engine, event, inspect, text
 from sqlalchemy.engine import make_url
 from sqlalchemy.exc import ArgumentError
 
 from arklow_pulumi.core.errors import ArklowError
+from arklow_pulumi.store_location import (
+    DEFAULT_RELATIVE,
+    ENV_VAR,
+    default_store_url,
+    find_project_dir,
+    resolve_store_url,
+)
 
-ENV_VAR = "ARKLOW_STORE"
-DEFAULT_RELATIVE = Path(".arklow") / "arklow.db"
+__all__ = [
+    "DEFAULT_RELATIVE",
+    "ENV_VAR",
+    "Store",
+    "StoreError",
+    "default_store_url",
+    "find_project_dir",
+    "open_store",
+    "resolve_store_url",
+]
+# The newest Alembic revision shipped in migrations/versions (a test keeps them equal): a store
+# already there is opened without loading Alembic at all.
+SCHEMA_REVISION = "0001"
 MIGRATIONS = Path(__file__).with_name("migrations")
 # Keys of the PostgreSQL advisory locks ("arklow" in ASCII, and one more for migrations).
 WRITE_LOCK = 0x61726B6C6F77
@@ -112,30 +127,6 @@ def redact(url: str) -> str:
         return "<unparsable store URL>"
 
 
-def find_project_dir(start: Path | None = None) -> Path:
-    """The nearest directory holding ``Pulumi.yaml``, from ``start`` (default: cwd) upwards."""
-    here = (start or Path.cwd()).resolve()
-    for directory in (here, *here.parents):
-        if (directory / "Pulumi.yaml").is_file():
-            return directory
-    return here
-
-
-def default_store_url(project_dir: Path | None = None) -> str:
-    directory = project_dir if project_dir is not None else find_project_dir()
-    return f"sqlite:///{(directory / DEFAULT_RELATIVE).resolve()}"
-
-
-def resolve_store_url(
-    explicit: str | None = None, configured: str | None = None, project_dir: Path | None = None
-) -> str:
-    """Explicit argument > ``arklow:store`` config > ``$ARKLOW_STORE`` > the default SQLite file."""
-    for candidate in (explicit, configured, os.environ.get(ENV_VAR)):
-        if candidate:
-            return candidate
-    return default_store_url(project_dir)
-
-
 @contextmanager
 def writing(store: Store) -> Iterator[Connection]:
     """A write transaction that holds the store's writer lock until commit or rollback."""
@@ -154,8 +145,24 @@ def reading(store: Store) -> Iterator[Connection]:
             yield conn
 
 
+def schema_revision(store: Store) -> str | None:
+    """The store's Alembic revision, or None for an empty database."""
+    with store.engine.connect() as conn:
+        if not inspect(conn).has_table("alembic_version"):
+            return None
+        return conn.execute(text("SELECT version_num FROM alembic_version")).scalar()
+
+
 def migrate(store: Store) -> None:
     """Upgrade the schema to the newest Alembic revision shipped with the package."""
+    try:
+        if schema_revision(store) == SCHEMA_REVISION:
+            return
+    except Exception as exc:
+        raise StoreError(f"cannot open store {store.display_url}: {exc}") from exc
+    from alembic import command
+    from alembic.config import Config
+
     config = Config()
     config.set_main_option("script_location", str(MIGRATIONS))
     try:

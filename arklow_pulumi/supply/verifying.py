@@ -30,7 +30,7 @@ def verify_target(target: ScaleTarget, supply: Supply) -> list[Problem]:
                 f"min_replicas {target.min_replicas} is above max_replicas {target.max_replicas}",
             )
         )
-    state = supply.describe([target.group]).get(target.group)
+    state = supply.describe([target.group], detail=False).get(target.group)
     if state is None:
         problems.append(Problem(obj, "group", f"group {target.group} does not exist"))
         return problems
