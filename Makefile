@@ -31,8 +31,13 @@ unit: $(STAMP) engine
 	scripts/install-system-deps
 	PATH="$(CURDIR)/.tools/bin:$(CURDIR)/$(BIN):$$PATH" $(BIN)/pytest
 
-bench: $(STAMP)
+bench: $(STAMP) engine
+	scripts/install-system-deps
 	$(BIN)/python bench/bench_allocation.py
+	$(BIN)/python bench/bench_store.py
+	$(BIN)/python bench/bench_supply.py
+	PATH="$(CURDIR)/.tools/bin:$(CURDIR)/$(BIN):$$PATH" $(BIN)/python bench/bench_pulumi.py
+	bench/collect.sh
 
 clean:
 	rm -rf $(VENV) .tools .arklow .pytest_cache .mypy_cache .ruff_cache

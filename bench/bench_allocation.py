@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import gc
 import os
+import resource
 import statistics
 import sys
 import time
@@ -77,8 +78,43 @@ def reference_ratio(lanes: int = 1000, pools: int = 100) -> dict[str, float]:
     return {"engine_s": engine_s, "reference_s": reference_s, "worst_rel_error": worst}
 
 
+def _rss_mb() -> float:
+    with open("/proc/self/status", encoding="ascii") as status:
+        for line in status:
+            if line.startswith("VmRSS:"):
+                return int(line.split()[1]) / 1024
+    return float("nan")
+
+
+def rss_child() -> None:
+    """In a fresh process: build the 100k topology, then allocate; print RSS figures as JSON."""
+    import json
+
+    topo, demand = topology(100_000, 10_000)
+    gc.collect()
+    held = _rss_mb()
+    for _ in range(3):
+        allocate(topo, demand)
+    peak = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
+    print(json.dumps({"held_mb": held, "after_mb": _rss_mb(), "peak_mb": peak}))
+
+
+def rss_case() -> dict[str, float]:
+    import json
+    import subprocess
+
+    out = subprocess.run(
+        [sys.executable, __file__, "--rss-child"], capture_output=True, text=True, check=True
+    )
+    return dict(json.loads(out.stdout))
+
+
 def main() -> None:
+    if "--rss-child" in sys.argv:
+        rss_child()
+        return
     quick = "--quick" in sys.argv
+    rss = rss_case()
     small = case(10_000, 1_000, 7 if quick else 21)
     large = case(100_000, 10_000, 3 if quick else 7)
     ref = reference_ratio()
@@ -89,12 +125,17 @@ def main() -> None:
         "`allocate()` = both phases + pool states + scale decisions, on a topology already "
         "compiled (a controller tick); compile is the one-off cost per topology value.",
         "",
-        "| case | median | min | target | compile (once) | peak memory (tick / cold incl. compile) |",
-        "|---|---|---|---|---|---|",
+        "| case | median | min | target | compile (once) | first tick incl. compile | peak traced memory (tick / first tick) |",
+        "|---|---|---|---|---|---|---|",
         f"| 10,000 lanes / 1,000 pools | {small['median_s'] * 1e3:.1f} ms | {small['min_s'] * 1e3:.1f} ms "
-        f"| ≤ 100 ms | {small['compile_s'] * 1e3:.1f} ms | {small['tick_peak_mb']:.1f} / {small['cold_peak_mb']:.1f} MB |",
+        f"| ≤ 100 ms | {small['compile_s'] * 1e3:.1f} ms | {(small['compile_s'] + small['median_s']) * 1e3:.1f} ms | {small['tick_peak_mb']:.1f} / {small['cold_peak_mb']:.1f} MB |",
         f"| 100,000 lanes / 10,000 pools | {large['median_s'] * 1e3:.0f} ms | {large['min_s'] * 1e3:.0f} ms "
-        f"| ≤ 1,500 ms | {large['compile_s'] * 1e3:.0f} ms | {large['tick_peak_mb']:.1f} / {large['cold_peak_mb']:.1f} MB (≤ 400 MB) |",
+        f"| ≤ 1,500 ms | {large['compile_s'] * 1e3:.0f} ms | {(large['compile_s'] + large['median_s']) * 1e3:.0f} ms | {large['tick_peak_mb']:.1f} / {large['cold_peak_mb']:.1f} MB (≤ 400 MB) |",
+        "",
+        f"Resident memory, 100,000 lanes / 10,000 pools, in a fresh process: {rss['held_mb']:.0f} MB "
+        f"holding the built topology, {rss['after_mb']:.0f} MB after three allocations; peak of the "
+        f"whole process {rss['peak_mb']:.0f} MB (≤ 400 MB), reached while building the topology "
+        "through the pydantic schema.",
         "",
         "Exact reference (fractions, round-based progressive filling, `tests/reference_allocation.py`) "
         "on 1,000 lanes / 100 pools, same inputs, same run:",
