@@ -10,9 +10,9 @@ Numbers are strict: ``"5"`` and ``true`` are not numbers; NaN and infinities are
 
 from __future__ import annotations
 
-from typing import Annotated, Literal
+from typing import Annotated, Any, Literal
 
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import BaseModel, ConfigDict, Field, model_validator
 
 Name = Annotated[str, Field(strict=True, min_length=1)]
 NonNegative = Annotated[float, Field(strict=True, ge=0, allow_inf_nan=False)]
@@ -26,6 +26,19 @@ DEFAULT_HEADROOM = 0.1
 
 class _Spec(BaseModel):
     model_config = ConfigDict(extra="forbid", frozen=True)
+
+    @model_validator(mode="before")
+    @classmethod
+    def _null_means_default(cls, data: Any) -> Any:
+        """``members:`` left empty in YAML is null: treat it as the field's default."""
+        if not isinstance(data, dict):
+            return data
+        fields = cls.model_fields
+        return {
+            k: v
+            for k, v in data.items()
+            if not (v is None and k in fields and not fields[k].is_required())
+        }
 
 
 class LaneSpec(_Spec):
