@@ -51,7 +51,7 @@ def read_yaml(path: Path, what: str) -> object:
     except UnicodeDecodeError as exc:
         raise InvalidInput.one(f"{what} file {str(path)!r}", "(file)", "is not UTF-8 text") from exc
     try:
-        return yaml.load(text, Loader=_StrictLoader)  # noqa: S506 - a SafeLoader subclass
+        return yaml.load(text, Loader=_StrictLoader)  # a SafeLoader subclass: no arbitrary objects
     except yaml.YAMLError as exc:
         mark = getattr(exc, "problem_mark", None)
         where = f" at line {mark.line + 1}, column {mark.column + 1}" if mark else ""
