@@ -140,9 +140,8 @@ def remove_destination(topo: Topology, name: str) -> Topology:
     pools, memberships = dict(topo.pools), dict(topo.memberships)
     for resource in dest.resources:
         _collect(pools, memberships, memberships.pop((name, resource)))
-    for pool in list(pools.values()):
-        if pool.owner == name:
-            pools[pool.name] = replace(pool, owner=None)
+    # Its standalone pools that others joined (T7) or that keep scale targets (T5) stay, still
+    # marked as automatic: they are collected once the last member and target are gone.
     destinations = {k: v for k, v in topo.destinations.items() if k != name}
     return _with(topo, destinations, pools, memberships)
 

@@ -194,3 +194,18 @@ def test_remove_destination_collects_its_standalone_pools() -> None:
     t = rules.remove_destination(base(), "a")
     assert "a/gpu" not in t.pools and "a/quota" not in t.pools
     assert "a" not in t.destinations
+
+
+def test_standalone_pool_joined_by_others_outlives_its_owner_then_is_collected() -> None:
+    t = rules.join(base(), "b", "a/gpu")
+    t = rules.remove_destination(t, "a")
+    assert t.members("a/gpu") == ("b",)
+    t = rules.leave(t, "b", "a/gpu")
+    assert "a/gpu" not in t.pools and t.pool_of("b", "gpu") == "b/gpu"
+
+
+def test_standalone_pool_with_target_outlives_its_owner_until_detached() -> None:
+    t = rules.attach_target(base(), "a/gpu", T("asg"))
+    t = rules.remove_destination(t, "a")
+    assert "a/gpu" in t.pools and t.members("a/gpu") == ()
+    assert "a/gpu" not in rules.detach_target(t, "a/gpu", "asg").pools
