@@ -2,12 +2,16 @@
 
 ``set`` plans first (:func:`~arklow_pulumi.supply.planning.plan_change`): a count out of the
 group's or the given bounds, or an ASG with policies of its own, fails with one line on stderr and
-no write call. ``--dry-run`` prints the plan and stops there.
+no write call. ``--dry-run`` prints the plan and stops there. ``--min-replicas`` and
+``--max-replicas`` may be given alone: the side not given is unbounded (nothing stands in for it).
+
+A MIG's project is ``--project``, else ``GOOGLE_CLOUD_PROJECT``, else ``CLOUDSDK_CORE_PROJECT``.
 """
 
 from __future__ import annotations
 
 import json
+from dataclasses import replace
 from typing import Any
 
 import click
@@ -19,8 +23,6 @@ from arklow_pulumi.supply.groups import ReplicaLimits
 from arklow_pulumi.supply.planning import plan_change
 from arklow_pulumi.supply.selecting import EndpointConfig, supply_for
 
-UNBOUNDED = 2**31 - 1
-
 
 def _group_options(command: Any) -> Any:
     options = [
@@ -28,7 +30,11 @@ def _group_options(command: Any) -> Any:
         click.option("--name", required=True, help="ASG or MIG name."),
         click.option("--region", default=None, help="AWS region, or a regional MIG's region."),
         click.option("--zone", default=None, help="A zonal MIG's zone."),
-        click.option("--project", default=None, help="GCP project (MIGs)."),
+        click.option(
+            "--project",
+            default=None,
+            help="GCP project (MIGs; default: GOOGLE_CLOUD_PROJECT, else CLOUDSDK_CORE_PROJECT).",
+        ),
         click.option(
             "--endpoint",
             default=None,
@@ -41,13 +47,27 @@ def _group_options(command: Any) -> Any:
     return command
 
 
+def _config(endpoint: str | None) -> EndpointConfig:
+    config = EndpointConfig.from_env()
+    return replace(config, gcp_compute_endpoint=endpoint) if endpoint else config
+
+
 def _ref(
-    kind: str, name: str, region: str | None, zone: str | None, project: str | None
+    kind: str,
+    name: str,
+    region: str | None,
+    zone: str | None,
+    project: str | None,
+    config: EndpointConfig,
 ) -> GroupRef:
     if kind == "gcp_mig":
+        project = project or config.gcp_project
         if not project:
             raise InvalidInput.one(
-                f"group '{name}'", "project", "--project is required for gcp_mig"
+                f"group '{name}'",
+                "project",
+                "no GCP project for gcp_mig: give --project or set GOOGLE_CLOUD_PROJECT "
+                "(or CLOUDSDK_CORE_PROJECT)",
             )
         if bool(zone) == bool(region):
             raise InvalidInput.one(
@@ -57,13 +77,6 @@ def _ref(
     if zone:
         raise InvalidInput.one(f"group '{name}'", "zone", "--zone does not apply to aws_asg")
     return GroupRef("aws_asg", name, region=region)
-
-
-def _supply(kind: str, endpoint: str | None) -> Supply:
-    config = EndpointConfig.from_env()
-    if endpoint:
-        config = EndpointConfig(endpoint, config.aws_endpoint_url, config.aws_region)
-    return supply_for(kind, config)
 
 
 def _echo(payload: dict[str, Any]) -> None:
@@ -87,8 +100,9 @@ def describe(
     fmt: str,
 ) -> None:
     """Print one group: desired and in-service size, bounds, autoscaler, policies, stability."""
-    ref = _ref(kind, name, region, zone, project)
-    _echo(describe_one(_supply(kind, endpoint), ref).as_json())
+    config = _config(endpoint)
+    ref = _ref(kind, name, region, zone, project, config)
+    _echo(describe_one(supply_for(kind, config), ref).as_json())
 
 
 @supply.command(name="set")
@@ -113,9 +127,10 @@ def set_size(
     dry_run: bool,
 ) -> None:
     """Set a group's size, refusing counts outside its bounds and the given ones."""
-    ref = _ref(kind, name, region, zone, project)
+    config = _config(endpoint)
+    ref = _ref(kind, name, region, zone, project, config)
     limits = _limits(name, min_replicas, max_replicas)
-    binding = _supply(kind, endpoint)
+    binding: Supply = supply_for(kind, config)
     state = describe_one(binding, ref)
     plan = plan_change(state, replicas, limits, override_policies)
     if dry_run:
@@ -129,6 +144,7 @@ def set_size(
         method=result.method,
         previous=result.previous,
         window=list(result.window) if result.window else None,
+        previous_window=list(result.previous_window) if result.previous_window else None,
         warnings=list(result.warnings),
         request_id=result.request_id,
     )
@@ -138,9 +154,8 @@ def set_size(
 def _limits(name: str, low: int | None, high: int | None) -> ReplicaLimits | None:
     if low is None and high is None:
         return None
-    limits = ReplicaLimits(low or 0, UNBOUNDED if high is None else high)
-    if limits.min_replicas > limits.max_replicas:
+    if low is not None and high is not None and low > high:
         raise InvalidInput.one(
             f"group '{name}'", "min_replicas", "--min-replicas is above --max-replicas"
         )
-    return limits
+    return ReplicaLimits(low, high)

@@ -15,10 +15,17 @@ Errors carry the API's body ``{"error": {"code", "message", "errors": [...], "st
 Admin API (not part of Compute): ``POST /_admin/reset``; ``POST /_admin/groups`` with
 ``{"project", "zone"|"region", "name", "targetSize", "autoscaler": {"min", "max", "mode"}?}`` or
 ``{"groups": [...]}``; ``POST /_admin/faults`` with ``{"latency_ms", "error_rate", "codes",
-"after_apply", "scripted": [{"method", "path", "code", "count", "after_apply"}]}``; ``GET
-/_admin/calls`` (counts per route, resizes applied, errors injected; ``POST`` to zero them).
+"after_apply", "scripted": [{"method", "path", "code", "count", "after_apply"}], "op_errors":
+[{"path", "count", "code", "message", "http_status"}], "early_waits": N, "stuck_ops": N,
+"wait_limit": S}``; ``GET /_admin/calls`` (counts per route, resizes applied, errors injected,
+and a log of the last requests with their query and body; ``POST`` to zero them).
 Injected faults with ``after_apply`` let a mutation take effect and still answer with the error,
 as a lost response would: a client retrying with the same ``requestId`` must not resize twice.
+Operation faults: ``op_errors`` make the next matching mutations (``path`` is matched against
+the route, e.g. ``resize`` or ``autoscalers.patch``) start an operation that ends DONE with that
+error, nothing applied; ``early_waits`` make the next N ``wait`` calls answer at once with the
+operation not DONE (as the API does when busy); ``stuck_ops`` keep the next N operations RUNNING
+for ever; ``wait_limit`` is how long ``wait`` holds a request (the API: about 120 s).
 """
 
 from __future__ import annotations
@@ -28,7 +35,7 @@ import random
 import re
 import threading
 import time
-from collections import Counter
+from collections import Counter, deque
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
@@ -40,6 +47,7 @@ from arklow_pulumi.devservers.compute_model import ApiError, World
 PREFIX = "/compute/v1/projects/"
 MAX_RESULTS = 500
 WAIT_LIMIT = 120.0
+LOG_SIZE = 1000
 SCOPE = r"(?P<scope>(?:zones|regions)/[^/]+)"
 Handler = Callable[
     ["ComputeServer", str, dict[str, str], dict[str, list[str]], dict[str, Any]], Any
@@ -53,6 +61,10 @@ class Faults:
     codes: tuple[int, ...] = (429, 503)
     after_apply: float = 0.5
     scripted: list[dict[str, Any]] = field(default_factory=list)
+    op_errors: list[dict[str, Any]] = field(default_factory=list)
+    early_waits: int = 0
+    stuck_ops: int = 0
+    wait_limit: float = WAIT_LIMIT
 
     @classmethod
     def parse(cls, body: dict[str, Any]) -> Faults:
@@ -62,7 +74,24 @@ class Faults:
             codes=tuple(int(c) for c in body.get("codes", (429, 503))),
             after_apply=float(body.get("after_apply", 0.5)),
             scripted=[dict(s) for s in body.get("scripted", [])],
+            op_errors=[dict(s) for s in body.get("op_errors", [])],
+            early_waits=int(body.get("early_waits", 0)),
+            stuck_ops=int(body.get("stuck_ops", 0)),
+            wait_limit=float(body.get("wait_limit", WAIT_LIMIT)),
         )
+
+    def operation_faults(self, route: str) -> tuple[dict[str, Any] | None, bool]:
+        """(error, stuck) for the operation a mutation on ``route`` starts. Under the lock."""
+        fail = None
+        for rule in self.op_errors:
+            if rule.get("count", 1) > 0 and str(rule.get("path", "")) in route:
+                rule["count"] = rule.get("count", 1) - 1
+                fail = rule
+                break
+        stuck = self.stuck_ops > 0
+        if stuck:
+            self.stuck_ops -= 1
+        return fail, stuck
 
 
 class ComputeServer:
@@ -82,6 +111,7 @@ class ComputeServer:
         self.lock = threading.RLock()
         self.changed = threading.Condition(self.lock)
         self.calls: Counter[str] = Counter()
+        self.log: deque[dict[str, Any]] = deque(maxlen=LOG_SIZE)
         self.injected: Counter[int] = Counter()
         self.rng = random.Random(seed)
         self.httpd = ThreadingHTTPServer((host, port), _make_handler(self))
@@ -116,6 +146,7 @@ class ComputeServer:
     def reset_calls(self) -> None:
         with self.lock:
             self.calls.clear()
+            self.log.clear()
             self.injected.clear()
             self.world.resizes.clear()
 
@@ -142,6 +173,7 @@ class ComputeServer:
                 "by_route": dict(self.calls),
                 "resizes": list(self.world.resizes),
                 "injected": {str(k): v for k, v in self.injected.items()},
+                "log": list(self.log),
             }
 
     # -- requests ------------------------------------------------------------------------------
@@ -171,6 +203,10 @@ class ComputeServer:
     ) -> Any:
         with self.lock:
             self.calls[f"{method} {name}"] += 1
+            self.log.append(
+                {"route": f"{method} {name}", "query": {k: v[0] for k, v in query.items()}}
+                | ({"body": body} if body else {})
+            )
             faults = self.faults
             fault = self._pick_fault(method, name)
         if faults.latency_ms:
@@ -332,7 +368,10 @@ class ComputeServer:
                 else f"Invalid value for field 'size': '{raw}'.",
             )
         with self.changed:
-            op = self.world.resize(project, p["scope"], p["name"], int(raw), _one(q, "requestId"))
+            fail, stuck = self.faults.operation_faults("POST instanceGroupManagers.resize")
+            op = self.world.resize(
+                project, p["scope"], p["name"], int(raw), _one(q, "requestId"), fail, stuck
+            )
             self.changed.notify_all()
             return op.render(self.world.clock())
 
@@ -343,8 +382,9 @@ class ComputeServer:
         if not name:
             raise ApiError(400, "Required field 'autoscaler' not specified")
         with self.changed:
+            fail, stuck = self.faults.operation_faults("PATCH autoscalers.patch")
             op = self.world.patch_autoscaler(
-                project, p["scope"], str(name), b, _one(q, "requestId")
+                project, p["scope"], str(name), b, _one(q, "requestId"), fail, stuck
             )
             return op.render(self.world.clock())
 
@@ -356,7 +396,11 @@ class ComputeServer:
     def wait_operation(self, project: str, p: dict[str, str], q: Any, b: Any) -> Any:
         with self.lock:
             op = self.world.operation(project, p["scope"], p["op"])
-        deadline = time.time() + WAIT_LIMIT
+            if self.faults.early_waits > 0:  # busy: answer at once, not DONE
+                self.faults.early_waits -= 1
+                return op.render(self.world.clock(), not_done=True)
+            limit = self.faults.wait_limit
+        deadline = time.time() + limit
         while op.status(self.world.clock()) != "DONE" and time.time() < deadline:
             time.sleep(min(0.01, max(0.0, op.done_at() - self.world.clock())) or 0.001)
         with self.lock:
@@ -438,6 +482,8 @@ def _make_handler(server: ComputeServer) -> type[BaseHTTPRequestHandler]:
                 self._reply(exc.code, exc.body())
             except json.JSONDecodeError:
                 self._reply(400, ApiError(400, "Invalid JSON payload received.").body())
+            except (BrokenPipeError, ConnectionResetError):
+                self.close_connection = True  # the client gave up waiting (its timeout)
             except Exception as exc:  # a bug in the server: say so the way the API would
                 self._reply(500, ApiError(500, f"Internal error: {exc!r}").body())
 

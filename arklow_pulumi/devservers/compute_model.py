@@ -6,6 +6,10 @@ once (as the real API does) and the group's instances follow after ``settle_dela
 ``currentActions`` shows them creating or deleting and ``status.isStable`` is false. An autoscaler
 in mode ON keeps its group's target inside [minNumReplicas, maxNumReplicas]. Rendering follows
 the REST shapes of Compute Engine v1 (camelCase, int64 as strings, full resource URLs).
+
+Scripted operation faults: an operation started with ``fail`` ends DONE with that error
+(``error.errors``, ``httpErrorStatusCode``, ``httpErrorMessage``) and its change is not applied;
+one started ``stuck`` never leaves RUNNING.
 """
 
 from __future__ import annotations
@@ -208,17 +212,24 @@ class Operation:
     created: float
     delay: float
     id: int = field(default_factory=lambda: next(_ids))
+    error: dict[str, Any] | None = None
+    stuck: bool = False
 
     def status(self, now: float) -> str:
         age = now - self.created
-        return "PENDING" if age < self.delay else "RUNNING" if age < 2 * self.delay else "DONE"
+        if age < self.delay:
+            return "PENDING"
+        return "RUNNING" if self.stuck or age < 2 * self.delay else "DONE"
 
     def done_at(self) -> float:
         return self.created + 2 * self.delay
 
-    def render(self, now: float) -> dict[str, Any]:
+    def render(self, now: float, not_done: bool = False) -> dict[str, Any]:
+        """The operation as the API shows it; ``not_done`` shows a DONE one as RUNNING."""
         kind, _ = self.scope.split("/")
         status = self.status(now)
+        if not_done and status == "DONE":
+            status = "RUNNING"
         out: dict[str, Any] = {
             "kind": "compute#operation",
             "id": str(self.id),
@@ -237,6 +248,20 @@ class Operation:
             out["startTime"] = rfc3339(self.created + self.delay)
         if status == "DONE":
             out["endTime"] = rfc3339(self.done_at())
+            if self.error is not None:
+                code = int(self.error.get("http_status", 400))
+                out["error"] = {
+                    "errors": [
+                        {
+                            "code": str(self.error.get("code", "INVALID_ARGUMENT")),
+                            "message": str(self.error.get("message", "The operation failed.")),
+                        }
+                    ]
+                }
+                out["httpErrorStatusCode"] = code
+                out["httpErrorMessage"] = str(
+                    self.error.get("http_message", ApiError.STATUS.get(code, ("UNKNOWN",))[0])
+                )
         return out
 
 
@@ -307,11 +332,18 @@ class World:
         target_id: int,
         request_id: str | None,
         apply: Callable[[], None],
+        fail: dict[str, Any] | None = None,
+        stuck: bool = False,
     ) -> tuple[Operation, bool]:
-        """The operation for ``request_id`` (the earlier one if it was seen: nothing applied)."""
+        """The operation for ``request_id`` (the earlier one if it was seen: nothing applied).
+
+        With ``fail`` the operation ends DONE with that error and nothing is applied; ``stuck``
+        keeps it RUNNING for ever.
+        """
         if request_id and (project, request_id) in self.by_request_id:
             return self.by_request_id[(project, request_id)], False
-        apply()
+        if fail is None:
+            apply()
         now = self.clock()
         op = Operation(
             project,
@@ -322,6 +354,8 @@ class World:
             target_id,
             now,
             self.op_delay,
+            error=fail,
+            stuck=stuck,
         )
         self.operations[(project, scope, op.name)] = op
         if request_id:
@@ -329,7 +363,14 @@ class World:
         return op, True
 
     def resize(
-        self, project: str, scope: str, name: str, size: int, request_id: str | None
+        self,
+        project: str,
+        scope: str,
+        name: str,
+        size: int,
+        request_id: str | None,
+        fail: dict[str, Any] | None = None,
+        stuck: bool = False,
     ) -> Operation:
         mig = self.mig(project, scope, name)
         if size < 0:
@@ -358,11 +399,20 @@ class World:
             mig.id,
             request_id,
             apply,
+            fail,
+            stuck,
         )
         return op
 
     def patch_autoscaler(
-        self, project: str, scope: str, name: str, body: dict[str, Any], request_id: str | None
+        self,
+        project: str,
+        scope: str,
+        name: str,
+        body: dict[str, Any],
+        request_id: str | None,
+        fail: dict[str, Any] | None = None,
+        stuck: bool = False,
     ) -> Operation:
         scaler = self.autoscalers.get((project, scope, name))
         if scaler is None:
@@ -385,6 +435,14 @@ class World:
                 mig.resize(scaler.clamp(mig.target_size), self.clock(), self.settle_delay)
 
         op, _ = self.start_operation(
-            project, scope, "compute.autoscalers.patch", scaler.link, scaler.id, request_id, apply
+            project,
+            scope,
+            "compute.autoscalers.patch",
+            scaler.link,
+            scaler.id,
+            request_id,
+            apply,
+            fail,
+            stuck,
         )
         return op

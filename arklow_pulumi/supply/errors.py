@@ -45,10 +45,13 @@ class GroupNotFound(PermanentSupplyError):
 class OutOfBounds(SupplyError):
     """A replica count outside the group's or the target's [min, max]; nothing was sent."""
 
-    def __init__(self, ref: GroupRef, replicas: int, low: int, high: int, whose: str) -> None:
+    def __init__(
+        self, ref: GroupRef, replicas: int, low: int, high: int | None, whose: str
+    ) -> None:
         self.replicas, self.low, self.high, self.whose = replicas, low, high, whose
+        shown = "unbounded" if high is None else str(high)
         super().__init__(
-            f"replicas {replicas} is outside the {whose} bounds [{low}, {high}]; nothing changed",
+            f"replicas {replicas} is outside the {whose} bounds [{low}, {shown}]; nothing changed",
             ref,
         )
 

@@ -6,12 +6,21 @@ per group. Writing: every mutation carries a ``request_id`` generated once per c
 on each retry, so a retry after a lost response returns the first operation instead of resizing
 again. The ``*_unary`` methods return an Operation which is polled with the zone or region
 operations client built with the same endpoint (``ExtendedOperation.result()`` would poll the
-public API). An autoscaled MIG is changed by moving the autoscaler's window, not by resizing
-(a regional resize would be refused with 412, a zonal one overridden).
+public API). An autoscaled MIG is changed by moving the autoscaler's window min, not by
+resizing (a regional resize would be refused with 412, a zonal one overridden); its
+``maxNumReplicas`` is the group's own max and is never raised.
+
+Polling: ``wait`` may answer before the operation is DONE (the API holds it up to about two
+minutes, less when busy), so each ``wait`` call has its own ``wait_timeout`` (above that hold),
+a not-DONE answer is followed by a jittered backoff sleep, and the whole poll is bounded by
+``op_deadline``; past it the operation is reported as still running (a temporary error).
 """
 
 from __future__ import annotations
 
+import random
+import re
+import time
 import uuid
 from collections import Counter, defaultdict
 from collections.abc import Callable, Mapping, Sequence
@@ -20,15 +29,25 @@ from typing import Any
 
 from arklow_pulumi.core.topology import GroupRef
 from arklow_pulumi.supply.clients import ClientCache
-from arklow_pulumi.supply.errors import GroupNotFound, PermanentSupplyError, SupplyError
-from arklow_pulumi.supply.gcp_errors import map_gcp_error
-from arklow_pulumi.supply.groups import GroupState, Plan, ReplicaLimits, SetResult
+from arklow_pulumi.supply.errors import (
+    GroupNotFound,
+    PermanentSupplyError,
+    SupplyError,
+    TemporarySupplyError,
+)
+from arklow_pulumi.supply.gcp_errors import is_read_timeout, map_gcp_error
+from arklow_pulumi.supply.groups import GroupState, ReplicaLimits, SetResult
 from arklow_pulumi.supply.planning import plan_change
 from arklow_pulumi.supply.retrying import Retrier, RetryPolicy
 
 FEW = 3
 PAGE = 500
 CALL_TIMEOUT = 60.0
+# An operations ``wait`` call may be held by the API for about 120 s before it answers.
+WAIT_TIMEOUT = 130.0
+# How long one mutation's operation is polled, in all, before it is reported still running.
+OP_DEADLINE = 300.0
+ENDPOINT_FORM = re.compile(r"^https?://[^/\s]+")
 PENDING_ACTIONS = (
     "creating",
     "creating_without_retries",
@@ -57,10 +76,19 @@ class GcpMigSupply:
         endpoint: str | None = None,
         retry: RetryPolicy | None = None,
         project: str | None = None,
+        *,
+        op_deadline: float = OP_DEADLINE,
+        wait_timeout: float = WAIT_TIMEOUT,
+        clock: Callable[[], float] = time.monotonic,
+        sleep: Callable[[float], None] = time.sleep,
     ) -> None:
         self.endpoint = endpoint
         self.retry = retry or RetryPolicy()
         self.project = project
+        self.op_deadline = op_deadline
+        self.wait_timeout = wait_timeout
+        self.clock = clock
+        self.sleep = sleep
         self.api_calls: Counter[str] = Counter()
         self._clients = ClientCache()
 
@@ -117,7 +145,7 @@ class GcpMigSupply:
     def _autoscaler(self, ref: GroupRef, project: str, link: str) -> Any:
         from google.cloud import compute_v1
 
-        scope, where, name = _parse_link(link)
+        scope, where, name = _parse_link(link, ref)
         try:
             if scope == "zones":
                 return self._call(
@@ -150,17 +178,23 @@ class GcpMigSupply:
             for mig in scoped.instance_group_managers:
                 if (scope, mig.name) in wanted:
                     migs[(scope, mig.name)] = mig
-        scalers: dict[str, Any] = {}
+        # Keyed by (scope, name) parsed from the links: the MIG's status.autoscaler and the
+        # autoscaler's selfLink may differ in host, API version or a trailing slash.
+        scalers: dict[tuple[str, str], Any] = {}
         if any(m.status.autoscaler for m in migs.values()):
             for _scope, scoped in self._aggregated(
                 "autoscalers", compute_v1.AggregatedListAutoscalersRequest, project
             ):
                 for scaler in scoped.autoscalers:
-                    scalers[scaler.self_link] = scaler
-        return {
-            wanted[key]: _state(wanted[key], mig, scalers.get(mig.status.autoscaler))
-            for key, mig in migs.items()
-        }
+                    key = _link_key(scaler.self_link)
+                    if key is not None:
+                        scalers[key] = scaler
+        out: dict[GroupRef, GroupState] = {}
+        for key, mig in migs.items():
+            link_key = _link_key(mig.status.autoscaler) if mig.status.autoscaler else None
+            scaler = scalers.get(link_key) if link_key is not None else None
+            out[wanted[key]] = _state(wanted[key], mig, scaler)
+        return out
 
     def _aggregated(
         self, client: str, request_type: Callable[..., Any], project: str
@@ -168,7 +202,9 @@ class GcpMigSupply:
         out: list[tuple[str, Any]] = []
         token = ""
         while True:
-            request = request_type(project=project, max_results=PAGE, page_token=token)
+            request = request_type(project=project, max_results=PAGE)
+            if token:  # the first page is asked for without any pageToken
+                request.page_token = token
             pager = self._call(client, "aggregated_list", None, request)
             out.extend(pager.items.items())
             token = pager.next_page_token
@@ -195,8 +231,8 @@ class GcpMigSupply:
             return SetResult.of(plan, current)
         request_id = str(uuid.uuid4())
         if plan.method == "autoscaler_window":
-            self._move_window(current, plan, request_id)
             assert plan.window is not None
+            self._move_window(current, plan.window[0], request_id)
             after = replace(current, min=plan.window[0], max=plan.window[1], stable=False)
         else:
             self._resize(ref, replicas, request_id)
@@ -227,15 +263,17 @@ class GcpMigSupply:
             op = self._call("region_migs", "resize_unary", ref, request)
         self._wait(ref, project, op)
 
-    def _move_window(self, state: GroupState, plan: Plan, request_id: str) -> None:
+    def _move_window(self, state: GroupState, low: int, request_id: str) -> None:
+        """Sets the autoscaler's minNumReplicas only: the PATCH is a JSON merge patch, so its
+        maxNumReplicas (the group's own max) and mode stay as they are."""
         from google.cloud import compute_v1
 
-        ref, (low, high) = state.ref, plan.window or (0, 0)
+        ref = state.ref
         if not state.autoscaler_link:
             raise PermanentSupplyError("autoscaler link missing from the group's status", ref)
-        scope, where, name = _parse_link(state.autoscaler_link)
+        scope, where, name = _parse_link(state.autoscaler_link, ref)
         project = self._project(ref)
-        policy = compute_v1.AutoscalingPolicy(min_num_replicas=low, max_num_replicas=high)
+        policy = compute_v1.AutoscalingPolicy(min_num_replicas=low)
         resource = compute_v1.Autoscaler(name=name, autoscaling_policy=policy)
         if scope == "zones":
             request: Any = compute_v1.PatchAutoscalerRequest(
@@ -258,49 +296,118 @@ class GcpMigSupply:
         self._wait(ref, project, op)
 
     def _wait(self, ref: GroupRef, project: str, op: Any) -> None:
-        """Polls the operation until DONE; raises its error, if it has one."""
+        """Polls the operation until DONE, within ``op_deadline``; raises its error, if any.
+
+        The operation's own zone or region is polled; one that names neither is looked for
+        where the group lives, in the group's project. ``wait`` answering before DONE is
+        followed by a jittered backoff sleep, never a tight loop.
+        """
         from google.cloud import compute_v1
 
         done = compute_v1.Operation.Status.DONE
+        name = str(op.name)
+        client, request = self._wait_request(ref, project, op)
+        rng = random.Random()
+        start = self.clock()
+        until = start + self.op_deadline
+        polls = 0
         while op.status != done:
-            if op.zone:
-                request: Any = compute_v1.WaitZoneOperationRequest(
-                    project=project, zone=op.zone.rsplit("/", 1)[-1], operation=op.name
+            spent = self.clock() - start
+            if spent >= self.op_deadline:
+                raise TemporarySupplyError(
+                    f"operation {name} still {_status_name(op)} after {round(spent, 1):g}s", ref
                 )
-                op = self._call("zone_ops", "wait", ref, request)
-            else:
-                request = compute_v1.WaitRegionOperationRequest(
-                    project=project, region=op.region.rsplit("/", 1)[-1], operation=op.name
+            try:
+                op = self._call(
+                    client, "wait", ref, request, timeout=self.wait_timeout, until=until
                 )
-                op = self._call("region_ops", "wait", ref, request)
-        if op.error and op.error.errors:
-            detail = "; ".join(f"{e.code}: {e.message}" for e in op.error.errors)
-            raise PermanentSupplyError(f"operation {op.name} failed: {detail}", ref)
+            except GroupNotFound as exc:
+                raise PermanentSupplyError(f"operation {name} not found", ref) from (
+                    exc.__cause__ or exc
+                )
+            except TemporarySupplyError as exc:
+                if not is_read_timeout(exc.__cause__):
+                    raise
+                # The wait was held past its timeout: the operation is still running.
+            if op.status != done:
+                left = until - self.clock()
+                self.sleep(max(0.0, min(self.retry.delay(polls, rng, None), left)))
+                polls += 1
+        status = int(op.http_error_status_code or 0)
+        errors = list(op.error.errors) if op.error else []
+        if errors or status >= 400:
+            http = " ".join(p for p in (str(status or ""), op.http_error_message or "") if p)
+            http = f" (HTTP {http})" if status else ""
+            detail = "; ".join(f"{e.code}: {e.message}" for e in errors) or "no error detail"
+            raise PermanentSupplyError(f"operation {name} failed{http}: {detail}", ref)
+
+    def _wait_request(self, ref: GroupRef, project: str, op: Any) -> tuple[str, Any]:
+        from google.cloud import compute_v1
+
+        zone = str(op.zone or "").rstrip("/").rsplit("/", 1)[-1]
+        region = str(op.region or "").rstrip("/").rsplit("/", 1)[-1]
+        if not zone and not region:  # fall back to where the group lives
+            zone, region = ref.zone or "", ref.region or ""
+        if zone:
+            return "zone_ops", compute_v1.WaitZoneOperationRequest(
+                project=project, zone=zone, operation=op.name
+            )
+        if region:
+            return "region_ops", compute_v1.WaitRegionOperationRequest(
+                project=project, region=region, operation=op.name
+            )
+        raise PermanentSupplyError(f"operation {op.name} names no zone or region", ref)
 
     # -- calling -----------------------------------------------------------------------------
 
     def _project(self, ref: GroupRef) -> str:
         project = ref.project or self.project
         if not project:
-            raise PermanentSupplyError("a GCP project is required (--project)", ref)
+            raise PermanentSupplyError(
+                "project: a GCP project is required (the group's project, provider config "
+                "arklow:gcpProject, GOOGLE_CLOUD_PROJECT or CLOUDSDK_CORE_PROJECT)",
+                ref,
+            )
         return project
 
-    def _call(self, client_name: str, method: str, ref: GroupRef | None, request: Any) -> Any:
-        client = self._client(client_name)
+    def _call(
+        self,
+        client_name: str,
+        method: str,
+        ref: GroupRef | None,
+        request: Any,
+        *,
+        timeout: float = CALL_TIMEOUT,
+        until: float | None = None,
+    ) -> Any:
+        """One API call, retried on temporary errors until the retry deadline. With ``until`` (a
+        time on ``self.clock``) no attempt starts or lasts past it: each one's timeout is cut
+        to the time left."""
+        client = self._client(client_name, ref)
         label = f"{client_name}.{method}"
 
         def attempt() -> Any:
             self.api_calls[label] += 1
+            limit = timeout if until is None else min(timeout, max(0.01, until - self.clock()))
             try:
-                return getattr(client, method)(request=request, retry=None, timeout=CALL_TIMEOUT)
+                return getattr(client, method)(request=request, retry=None, timeout=limit)
             except SupplyError:
                 raise
             except Exception as exc:
                 raise map_gcp_error(exc, ref) from exc
 
-        return Retrier(self.retry).call(attempt)
+        policy = self.retry
+        if until is not None:
+            policy = replace(policy, deadline=min(policy.deadline, until - self.clock()))
+        return Retrier(policy, clock=self.clock, sleep=self.sleep).call(attempt)
 
-    def _client(self, name: str) -> Any:
+    def _client(self, name: str, ref: GroupRef | None = None) -> Any:
+        if self.endpoint and not ENDPOINT_FORM.match(self.endpoint):
+            raise PermanentSupplyError(
+                f"Compute API endpoint {self.endpoint!r} must start with http:// or https:// "
+                "(e.g. http://127.0.0.1:8085)",
+                ref,
+            )
         return self._clients.get(name, lambda: self._make_client(name))
 
     def _make_client(self, name: str) -> Any:
@@ -321,10 +428,26 @@ def _scope_of(ref: GroupRef) -> str:
     return f"zones/{ref.zone}" if ref.zone else f"regions/{ref.region}"
 
 
-def _parse_link(link: str) -> tuple[str, str, str]:
-    """``.../projects/p/zones/z/autoscalers/name`` → ("zones", "z", "name")."""
-    parts = link.rstrip("/").split("/")
+def _parse_link(link: str, ref: GroupRef | None = None) -> tuple[str, str, str]:
+    """``.../projects/p/zones/z/autoscalers/name`` → ("zones", "z", "name"), whatever the host,
+    API version or trailing slash."""
+    parts = [p for p in link.strip().split("/") if p]
+    if len(parts) < 4 or parts[-4] not in ("zones", "regions") or not parts[-1]:
+        raise PermanentSupplyError(f"unexpected autoscaler link {link!r}", ref)
     return parts[-4], parts[-3], parts[-1]
+
+
+def _link_key(link: str) -> tuple[str, str] | None:
+    """(``zones/z`` or ``regions/r``, name) of a resource link; ``None`` if it is not one."""
+    try:
+        kind, where, name = _parse_link(link)
+    except PermanentSupplyError:
+        return None
+    return f"{kind}/{where}", name
+
+
+def _status_name(op: Any) -> str:
+    return str(getattr(op.status, "name", op.status) or "UNKNOWN")
 
 
 def _state(ref: GroupRef, mig: Any, scaler: Any) -> GroupState:

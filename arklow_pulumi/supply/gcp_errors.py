@@ -2,7 +2,10 @@
 
 404 → GroupNotFound. 429, 5xx and 409 are temporary: reads are always safe to repeat, and every
 mutation carries a request id, so repeating it cannot apply it twice. 412 (a precondition, such as
-resizing an autoscaled regional MIG), 400 and 403 are permanent.
+resizing an autoscaled regional MIG), 400 and 403 are permanent. A TLS failure (an ``http://``
+server reached as ``https://``, an untrusted certificate) is permanent too: retrying cannot help.
+A read timeout is temporary and told apart from an unreachable API (the call may have been
+applied, or an operations ``wait`` held longer than the call's timeout).
 """
 
 from __future__ import annotations
@@ -33,6 +36,14 @@ def map_gcp_error(exc: Exception, ref: GroupRef | None) -> SupplyError:
         return PermanentSupplyError(message, ref)
     if isinstance(exc, gexc.RetryError):
         return TemporarySupplyError(f"retry budget exhausted: {exc}", ref)
+    if _is_tls_error(exc):
+        return PermanentSupplyError(
+            "TLS handshake with the Compute API endpoint failed (an http:// server given as "
+            f"https://, or a certificate not trusted): {exc}",
+            ref,
+        )
+    if is_read_timeout(exc):
+        return TemporarySupplyError(f"no answer from the Compute API in time: {exc}", ref)
     if _is_transport_error(exc):
         return TemporarySupplyError(f"cannot reach the Compute API: {exc}", ref)
     from google.auth import exceptions as auth_exc
@@ -49,6 +60,21 @@ def _retry_after(exc: Exception) -> float | None:
         return float(header) if header else None
     except ValueError:
         return None
+
+
+def is_read_timeout(exc: BaseException | None) -> bool:
+    """The server accepted the connection but did not answer within the call's timeout."""
+    import requests
+
+    return isinstance(exc, requests.exceptions.ReadTimeout)
+
+
+def _is_tls_error(exc: Exception) -> bool:
+    import ssl
+
+    import requests
+
+    return isinstance(exc, (requests.exceptions.SSLError, ssl.SSLError))
 
 
 def _is_transport_error(exc: Exception) -> bool:

@@ -52,10 +52,14 @@ class GroupState:
 
 @dataclass(frozen=True, slots=True)
 class ReplicaLimits:
-    """A scale target's [min_replicas, max_replicas]."""
+    """A scale target's [min_replicas, max_replicas]; ``None`` leaves that side unbounded.
 
-    min_replicas: int
-    max_replicas: int
+    An unbounded side is only ever skipped by the checks: no placeholder value stands in for it,
+    so nothing of it can reach a cloud API.
+    """
+
+    min_replicas: int | None = None
+    max_replicas: int | None = None
 
     @classmethod
     def of(cls, target: ScaleTarget) -> ReplicaLimits:
@@ -64,7 +68,11 @@ class ReplicaLimits:
 
 @dataclass(frozen=True, slots=True)
 class Plan:
-    """What a set would do to one group; computed without any call (used for --dry-run)."""
+    """What a set would do to one group; computed without any call (used for --dry-run).
+
+    ``previous`` is the group's target size before the change (for an autoscaled MIG too);
+    ``window`` is an autoscaled MIG's [min, max] after it and ``previous_window`` the one before.
+    """
 
     ref: GroupRef
     previous: int
@@ -72,6 +80,7 @@ class Plan:
     method: Method
     window: tuple[int, int] | None = None
     warnings: tuple[str, ...] = ()
+    previous_window: tuple[int, int] | None = None
 
     def as_json(self) -> dict[str, object]:
         return {
@@ -81,6 +90,7 @@ class Plan:
             "desired": self.desired,
             "method": self.method,
             "window": list(self.window) if self.window else None,
+            "previous_window": list(self.previous_window) if self.previous_window else None,
             "warnings": list(self.warnings),
         }
 
@@ -97,6 +107,7 @@ class SetResult:
     warnings: tuple[str, ...] = ()
     request_id: str | None = None
     state: GroupState | None = None
+    previous_window: tuple[int, int] | None = None
 
     @property
     def changed(self) -> bool:
@@ -115,4 +126,5 @@ class SetResult:
             plan.warnings,
             request_id,
             state,
+            plan.previous_window,
         )

@@ -5,13 +5,14 @@ refusal. Every binding (AWS, GCP, in-memory) and ``arklow supply set --dry-run``
 :func:`plan_change`, so bounds and policy conflicts are enforced by the project in one place,
 whatever the cloud API would accept (moto, for one, accepts any desired capacity).
 
-- The target's [min_replicas, max_replicas] always binds.
-- A group with hard bounds of its own (an ASG's MinSize/MaxSize) binds too. A MIG autoscaler's
-  window does not: moving that window is how a count is applied to an autoscaled MIG.
+- The target's [min_replicas, max_replicas] always binds (a ``None`` side is unbounded).
+- A group's own maximum binds too: an ASG's MaxSize, an autoscaled MIG's ``maxNumReplicas``.
+  An ASG's MinSize binds below; an autoscaled MIG has no floor of its own but 0, since its
+  window min is what a count moves.
 - An ASG with scaling policies is a conflict unless ``override_policies``.
-- An autoscaled MIG is changed by moving its window to ``[replicas, max(replicas, high)]`` where
-  ``high`` is the target's max_replicas (or the current window max): the autoscaler keeps acting
-  above the decided floor. It is unchanged when the window's min already equals ``replicas``.
+- An autoscaled MIG is changed by setting its window's min to ``replicas`` and keeping its max:
+  the autoscaler keeps acting above the decided floor, and the window is never widened upwards.
+  It is unchanged when the window's min already equals ``replicas``.
 """
 
 from __future__ import annotations
@@ -21,15 +22,19 @@ from arklow_pulumi.supply.groups import GroupState, Method, Plan, ReplicaLimits
 
 
 def check_bounds(state: GroupState, replicas: int, limits: ReplicaLimits | None) -> None:
+    """Refuses ``replicas`` outside the target's or the group's bounds; ``None`` bounds are
+    skipped."""
     ref = state.ref
     if replicas < 0:
         raise OutOfBounds(ref, replicas, 0, max(0, replicas), "non-negative")
-    if limits is not None and not limits.min_replicas <= replicas <= limits.max_replicas:
-        raise OutOfBounds(ref, replicas, limits.min_replicas, limits.max_replicas, "target's")
-    if state.autoscaler or state.min is None or state.max is None:
-        return
-    if not state.min <= replicas <= state.max:
-        raise OutOfBounds(ref, replicas, state.min, state.max, "group's")
+    if limits is not None:
+        low, high = limits.min_replicas, limits.max_replicas
+        if (low is not None and replicas < low) or (high is not None and replicas > high):
+            raise OutOfBounds(ref, replicas, low or 0, high, "target's")
+    # An autoscaled MIG's window min is the lever a count moves: only its max binds.
+    low = 0 if state.autoscaler else state.min
+    if (low is not None and replicas < low) or (state.max is not None and replicas > state.max):
+        raise OutOfBounds(ref, replicas, low or 0, state.max, "group's")
 
 
 def plan_change(
@@ -44,7 +49,7 @@ def plan_change(
         raise PolicyConflict(state.ref, state.policies)
     warnings = _warnings(state, replicas)
     if state.autoscaler:
-        return _window_plan(state, replicas, limits, warnings)
+        return _window_plan(state, replicas, warnings)
     if state.desired == replicas:
         return Plan(state.ref, state.desired, replicas, "unchanged", warnings=warnings)
     method: Method = "set_desired_capacity" if state.ref.kind == "aws_asg" else "resize"
@@ -58,22 +63,13 @@ def needs_change(state: GroupState, replicas: int) -> bool:
     return state.desired != replicas
 
 
-def _window_plan(
-    state: GroupState, replicas: int, limits: ReplicaLimits | None, warnings: tuple[str, ...]
-) -> Plan:
-    previous = state.min if state.min is not None else state.desired
-    if state.min == replicas:
-        window = (replicas, state.max if state.max is not None else replicas)
-        return Plan(state.ref, previous, replicas, "unchanged", window, warnings)
-    high = limits.max_replicas if limits is not None else (state.max or replicas)
-    return Plan(
-        state.ref,
-        previous,
-        replicas,
-        "autoscaler_window",
-        (replicas, max(replicas, high)),
-        warnings,
-    )
+def _window_plan(state: GroupState, replicas: int, warnings: tuple[str, ...]) -> Plan:
+    """The window's min becomes ``replicas``; its max stays (check_bounds kept replicas under
+    it). ``previous`` is the group's target size; the old window is ``previous_window``."""
+    high = state.max if state.max is not None else replicas
+    old = (state.min, state.max) if state.min is not None and state.max is not None else None
+    method: Method = "unchanged" if state.min == replicas else "autoscaler_window"
+    return Plan(state.ref, state.desired, replicas, method, (replicas, high), warnings, old)
 
 
 def _warnings(state: GroupState, replicas: int) -> tuple[str, ...]:

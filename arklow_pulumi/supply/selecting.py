@@ -4,6 +4,9 @@ Endpoints: the Compute API endpoint is ``arklow:gcpComputeEndpoint`` in provider
 ``ARKLOW_GCP_COMPUTE_ENDPOINT``, else the real API with default credentials. AWS honours
 ``arklow:awsEndpoint`` when set; otherwise boto3 itself reads ``AWS_ENDPOINT_URL`` (and
 ``AWS_ENDPOINT_URL_AUTO_SCALING``) from the environment, exactly as any AWS tool would.
+
+The GCP project used for a group that names none is ``arklow:gcpProject``, else
+``GOOGLE_CLOUD_PROJECT``, else ``CLOUDSDK_CORE_PROJECT`` (gcloud's own override).
 """
 
 from __future__ import annotations
@@ -17,8 +20,10 @@ from arklow_pulumi.supply.contract import Supply
 from arklow_pulumi.supply.retrying import RetryPolicy
 
 GCP_ENDPOINT_ENV = "ARKLOW_GCP_COMPUTE_ENDPOINT"
+GCP_PROJECT_ENVS = ("GOOGLE_CLOUD_PROJECT", "CLOUDSDK_CORE_PROJECT")
 CONFIG_KEYS = {
     "gcp_compute_endpoint": "arklow:gcpComputeEndpoint",
+    "gcp_project": "arklow:gcpProject",
     "aws_endpoint_url": "arklow:awsEndpoint",
     "aws_region": "arklow:awsRegion",
 }
@@ -30,6 +35,7 @@ class EndpointConfig:
     aws_endpoint_url: str | None = None
     aws_region: str | None = None
     retry: RetryPolicy | None = None
+    gcp_project: str | None = None
 
     @classmethod
     def from_provider_config(
@@ -47,6 +53,7 @@ class EndpointConfig:
             gcp_compute_endpoint=get("gcp_compute_endpoint") or env.get(GCP_ENDPOINT_ENV) or None,
             aws_endpoint_url=get("aws_endpoint_url"),
             aws_region=get("aws_region"),
+            gcp_project=get("gcp_project") or _first_env(env, GCP_PROJECT_ENVS),
         )
 
     @classmethod
@@ -67,5 +74,13 @@ def supply_for(kind: str, config: EndpointConfig | Mapping[str, object] | None =
     if kind == "gcp_mig":
         from arklow_pulumi.supply.gcp import GcpMigSupply
 
-        return GcpMigSupply(config.gcp_compute_endpoint, config.retry)
+        return GcpMigSupply(config.gcp_compute_endpoint, config.retry, config.gcp_project)
     raise InvalidInput.one("scale target", "kind", f"unknown kind {kind!r} (aws_asg or gcp_mig)")
+
+
+def _first_env(env: Mapping[str, str], names: tuple[str, ...]) -> str | None:
+    for name in names:
+        value = env.get(name, "").strip()
+        if value:
+            return value
+    return None

@@ -17,8 +17,10 @@ MIG_MAX_SIZE = {"zone": 1000, "region": 2000}
 def verify_target(target: ScaleTarget, supply: Supply) -> list[Problem]:
     """The group must exist, and [min_replicas, max_replicas] must fit in the group's own bounds.
 
-    An ASG's own bounds are MinSize/MaxSize. A MIG has none but the API's size ceiling: an
-    autoscaler's window is not a bound, since applying a count to an autoscaled MIG moves it.
+    An ASG's own bounds are MinSize/MaxSize. A MIG's are the API's size ceiling and, when an
+    autoscaler is attached, its maxNumReplicas (the group's own max, never raised by Arklow; the
+    window's min is what a count moves, so it bounds nothing). Without an autoscaler only the
+    API's size limit applies.
     """
     obj = f"scale target '{target.name}'"
     problems: list[Problem] = []
@@ -42,6 +44,15 @@ def verify_target(target: ScaleTarget, supply: Supply) -> list[Problem]:
                     obj,
                     "max_replicas",
                     f"max_replicas {target.max_replicas} is above the MIG size limit {ceiling}",
+                )
+            )
+        if state.autoscaler and state.max is not None and target.max_replicas > state.max:
+            problems.append(
+                Problem(
+                    obj,
+                    "max_replicas",
+                    f"max_replicas {target.max_replicas} is above the autoscaler's "
+                    f"maxNumReplicas {state.max} (group {target.group})",
                 )
             )
         return problems

@@ -7,6 +7,7 @@ import os
 import subprocess
 import sys
 import urllib.request
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -19,11 +20,45 @@ ARKLOW = str(Path(sys.executable).parent / "arklow")
 P, Z = "demo-project", "us-central1-a"
 
 
+PROJECT_ENVS = ("GOOGLE_CLOUD_PROJECT", "CLOUDSDK_CORE_PROJECT")
+
+
 def run(env: dict[str, str], *args: str) -> subprocess.CompletedProcess[str]:
-    full_env = {**os.environ, **env}
+    """``arklow supply ARGS`` with ``env`` over the current environment, whose GCP project
+    variables are dropped unless ``env`` sets them."""
+    base = {k: v for k, v in os.environ.items() if k not in PROJECT_ENVS}
+    full_env = {**base, **env}
     return subprocess.run(
         [ARKLOW, "supply", *args], env=full_env, capture_output=True, text=True, timeout=60
     )
+
+
+Invoke = Callable[..., subprocess.CompletedProcess[str]]
+
+
+@pytest.fixture
+def arklow(monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]) -> Invoke:
+    """``run`` in this process (the Compute client's import is paid once, not per command):
+    the same entry point, exit codes and streams, with ``env`` applied for that call only."""
+    from arklow_pulumi.cli.main import main
+
+    def invoke(env: dict[str, str], *args: str) -> subprocess.CompletedProcess[str]:
+        with monkeypatch.context() as patch:
+            for key in PROJECT_ENVS:
+                patch.delenv(key, raising=False)
+            for key, value in env.items():
+                patch.setenv(key, value)
+            patch.setattr(sys, "argv", ["arklow", "supply", *args])
+            capsys.readouterr()
+            with pytest.raises(SystemExit) as info:
+                main()
+        out = capsys.readouterr()
+        code = info.value.code
+        return subprocess.CompletedProcess(
+            args, code if isinstance(code, int) else 1, out.out, out.err
+        )
+
+    return invoke
 
 
 def desired_of(client: Any, name: str) -> int:
@@ -127,42 +162,164 @@ def mig_env(server: ComputeServer) -> dict[str, str]:
 MIG = ("--kind", "gcp_mig", "--name", "web", "--zone", Z, "--project", P)
 
 
+CONTRACT_KEYS = {
+    "kind",
+    "name",
+    "desired",
+    "in_service",
+    "min",
+    "max",
+    "autoscaler",
+    "policies",
+    "stable",
+}
+REGIONAL = ("--kind", "gcp_mig", "--name", "api", "--region", "us-central1", "--project", P)
+WRITES = ("POST instanceGroupManagers.resize", "PATCH autoscalers.patch")
+
+
+def writes(server: ComputeServer) -> list[dict[str, Any]]:
+    """Every write call the server saw, from its request log."""
+    return [e for e in server.call_report()["log"] if e["route"] in WRITES]
+
+
+def autoscaled(server: ComputeServer, size: int, low: int, high: int, **extra: Any) -> None:
+    server.add_group(
+        {
+            "project": P,
+            "region": "us-central1",
+            "name": "api",
+            "targetSize": size,
+            "autoscaler": {"min": low, "max": high, **extra},
+        }
+    )
+
+
 def test_describe_and_set_mig(compute: ComputeServer) -> None:
     compute.add_group({"project": P, "zone": Z, "name": "web", "targetSize": 2})
     got = json.loads(run(mig_env(compute), "describe", *MIG, "--format", "json").stdout)
-    assert got == {
-        **got,
+    assert set(got) >= CONTRACT_KEYS
+    assert {k: got[k] for k in ("kind", "name", "desired", "min", "max", "autoscaler")} == {
         "kind": "gcp_mig",
         "name": "web",
         "desired": 2,
         "min": None,
         "max": None,
         "autoscaler": False,
-        "stable": True,
     }
+    assert got["stable"] is True and got["policies"] == []
     out = run(mig_env(compute), "set", *MIG, "--replicas", "5", "--max-replicas", "6")
     assert out.returncode == 0, out.stderr
     after = json.loads(out.stdout)
     assert after["desired"] == 5 and after["method"] == "resize" and after["stable"] is False
+    assert after["previous"] == 2 and after["previous_window"] is None
     assert [r["size"] for r in compute.call_report()["resizes"]] == [5]
 
 
-def test_set_autoscaled_mig_moves_window(compute: ComputeServer) -> None:
-    compute.add_group(
-        {
-            "project": P,
-            "region": "us-central1",
-            "name": "api",
-            "targetSize": 2,
-            "autoscaler": {"min": 1, "max": 4},
-        }
+def test_describe_regional_mig(compute: ComputeServer, arklow: Invoke) -> None:
+    autoscaled(compute, 3, 2, 6)
+    out = arklow(mig_env(compute), "describe", *REGIONAL)
+    assert out.returncode == 0, out.stderr
+    got = json.loads(out.stdout)
+    assert set(got) >= CONTRACT_KEYS
+    assert (got["name"], got["desired"], got["min"], got["max"], got["autoscaler"]) == (
+        "api",
+        3,
+        2,
+        6,
+        True,
     )
-    args = ("--kind", "gcp_mig", "--name", "api", "--region", "us-central1", "--project", P)
-    out = run(mig_env(compute), "set", *args, "--replicas", "3", "--max-replicas", "6")
+    assert compute.call_report()["by_route"]["GET instanceGroupManagers.get"] == 1
+
+
+def test_set_autoscaled_mig_moves_the_window_min_only(
+    compute: ComputeServer, arklow: Invoke
+) -> None:
+    autoscaled(compute, 2, 1, 4)
+    out = arklow(mig_env(compute), "set", *REGIONAL, "--replicas", "3", "--max-replicas", "6")
     assert out.returncode == 0, out.stderr
     after = json.loads(out.stdout)
-    assert after["method"] == "autoscaler_window" and after["window"] == [3, 6]
-    assert (after["min"], after["max"], after["autoscaler"]) == (3, 6, True)
+    assert after["method"] == "autoscaler_window" and after["window"] == [3, 4]
+    assert (after["min"], after["max"], after["autoscaler"]) == (3, 4, True)
+    # previous is the group's target size before the change; the old window is reported apart
+    assert after["previous"] == 2 and after["previous_window"] == [1, 4]
+    [patch] = writes(compute)
+    assert patch["body"]["autoscalingPolicy"] == {"minNumReplicas": 3}
+    assert compute.call_report()["resizes"] == []
+
+
+def test_set_autoscaled_mig_above_the_autoscaler_max_is_refused(
+    compute: ComputeServer, arklow: Invoke
+) -> None:
+    autoscaled(compute, 2, 1, 4)
+    out = arklow(mig_env(compute), "set", *REGIONAL, "--replicas", "5", "--max-replicas", "8")
+    assert out.returncode == 2 and out.stdout == ""
+    assert len(out.stderr.strip().splitlines()) == 1
+    assert "outside the group's bounds [0, 4]" in out.stderr
+    assert writes(compute) == []
+    assert set(compute.call_report()["by_route"]) <= {
+        "GET instanceGroupManagers.get",
+        "GET autoscalers.get",
+    }
+
+
+def test_set_autoscaled_mig_below_the_window_min_moves_it_down(
+    compute: ComputeServer, arklow: Invoke
+) -> None:
+    autoscaled(compute, 4, 3, 6)
+    out = arklow(mig_env(compute), "set", *REGIONAL, "--replicas", "1")
+    assert out.returncode == 0, out.stderr
+    after = json.loads(out.stdout)
+    assert after["method"] == "autoscaler_window" and after["window"] == [1, 6]
+    assert (after["min"], after["max"]) == (1, 6)
+    assert after["previous"] == 4 and after["previous_window"] == [3, 6]
+    assert [w["body"]["autoscalingPolicy"] for w in writes(compute)] == [{"minNumReplicas": 1}]
+
+
+def test_min_replicas_alone_sends_no_placeholder_max(
+    compute: ComputeServer, arklow: Invoke
+) -> None:
+    autoscaled(compute, 2, 1, 4)
+    out = arklow(mig_env(compute), "set", *REGIONAL, "--replicas", "3", "--min-replicas", "2")
+    assert out.returncode == 0, out.stderr
+    assert json.loads(out.stdout)["window"] == [3, 4]
+    assert "2147483647" not in json.dumps(compute.call_report()["log"])
+    below = arklow(mig_env(compute), "set", *REGIONAL, "--replicas", "1", "--min-replicas", "2")
+    assert below.returncode == 2 and "target's bounds [2, unbounded]" in below.stderr
+
+
+@pytest.mark.parametrize("scaler", [None, {"min": 1, "max": 4}])
+def test_gcp_dry_run_makes_no_write_call(
+    compute: ComputeServer, arklow: Invoke, scaler: dict[str, int] | None
+) -> None:
+    compute.add_group(
+        {"project": P, "region": "us-central1", "name": "api", "targetSize": 2}
+        | ({"autoscaler": scaler} if scaler else {})
+    )
+    out = arklow(mig_env(compute), "set", *REGIONAL, "--replicas", "3", "--dry-run")
+    assert out.returncode == 0, out.stderr
+    plan = json.loads(out.stdout)
+    assert plan["dry_run"] is True and plan["previous"] == 2
+    if scaler:
+        assert (plan["method"], plan["window"], plan["previous_window"]) == (
+            "autoscaler_window",
+            [3, 4],
+            [1, 4],
+        )
+    else:
+        assert (plan["method"], plan["window"]) == ("resize", None)
+    assert writes(compute) == []
+    assert all(e["route"].startswith("GET ") for e in compute.call_report()["log"])
+
+
+def test_autoscaler_in_mode_off_is_resized(compute: ComputeServer, arklow: Invoke) -> None:
+    autoscaled(compute, 2, 1, 4, mode="OFF")
+    got = json.loads(arklow(mig_env(compute), "describe", *REGIONAL).stdout)
+    assert (got["autoscaler"], got["min"], got["max"]) == (False, None, None)
+    out = arklow(mig_env(compute), "set", *REGIONAL, "--replicas", "7")
+    assert out.returncode == 0, out.stderr
+    after = json.loads(out.stdout)
+    assert (after["method"], after["desired"], after["window"]) == ("resize", 7, None)
+    assert [r["size"] for r in compute.call_report()["resizes"]] == [7]
 
 
 def test_set_mig_out_of_bounds_fails_without_writing(compute: ComputeServer) -> None:
@@ -172,9 +329,34 @@ def test_set_mig_out_of_bounds_fails_without_writing(compute: ComputeServer) -> 
     assert "POST instanceGroupManagers.resize" not in compute.call_report()["by_route"]
 
 
+NO_PROJECT = ("--kind", "gcp_mig", "--name", "web", "--zone", Z)
+
+
+@pytest.mark.parametrize("variable", PROJECT_ENVS)
+def test_mig_project_falls_back_to_the_environment(
+    compute: ComputeServer, arklow: Invoke, variable: str
+) -> None:
+    compute.add_group({"project": P, "zone": Z, "name": "web", "targetSize": 2})
+    out = arklow({**mig_env(compute), variable: P}, "describe", *NO_PROJECT)
+    assert out.returncode == 0, out.stderr
+    assert json.loads(out.stdout)["desired"] == 2
+
+
+def test_google_cloud_project_wins_over_cloudsdk_core_project(
+    compute: ComputeServer, arklow: Invoke
+) -> None:
+    compute.add_group({"project": P, "zone": Z, "name": "web", "targetSize": 2})
+    env = {**mig_env(compute), "GOOGLE_CLOUD_PROJECT": P, "CLOUDSDK_CORE_PROJECT": "other"}
+    assert arklow(env, "describe", *NO_PROJECT).returncode == 0
+
+
 def test_mig_needs_project_and_one_location(compute: ComputeServer) -> None:
-    out = run(mig_env(compute), "describe", "--kind", "gcp_mig", "--name", "web", "--zone", Z)
-    assert out.returncode != 0 and "project" in out.stderr
+    out = run(mig_env(compute), "describe", *NO_PROJECT)
+    assert out.returncode == 2 and out.stdout == ""
+    assert len(out.stderr.strip().splitlines()) == 1 and "field 'project'" in out.stderr
+    assert compute.call_report()["total"] == 0
+    both = run(mig_env(compute), "describe", *MIG, "--region", "us-central1")
+    assert both.returncode == 2 and "field 'zone'" in both.stderr
 
 
 def test_dev_compute_server_serves_the_api() -> None:

@@ -92,11 +92,25 @@ def test_autoscaled_group_gets_its_window_moved_not_resized(
     ref = regional("api") if regional_group else zonal("api")
     supply = supply_for(compute)
     result = supply.set_desired(ref, 3, limits=ReplicaLimits(1, 8))
-    assert result.method == "autoscaler_window" and result.window == (3, 8)
+    assert result.method == "autoscaler_window" and result.window == (3, 4)
+    assert (result.previous, result.previous_window) == (2, (1, 4))
     assert compute.call_report()["resizes"] == []
     after = supply.describe([ref])[ref]
-    assert (after.min, after.max, after.desired) == (3, 8, 3)
+    assert (after.min, after.max, after.desired) == (3, 4, 3)
     assert supply.set_desired(ref, 3, limits=ReplicaLimits(1, 8)).method == "unchanged"
+    # the autoscaler's max is the group's own: never widened, a count above it is refused
+    with pytest.raises(OutOfBounds, match="group's bounds \\[0, 4\\]"):
+        supply.set_desired(ref, 5, limits=ReplicaLimits(1, 8))
+    low = supply.set_desired(ref, 0)
+    assert (low.method, low.window) == ("autoscaler_window", (0, 4))
+    patches = [
+        e["body"] for e in compute.call_report()["log"] if e["route"] == "PATCH autoscalers.patch"
+    ]
+    assert [b["autoscalingPolicy"] for b in patches] == [
+        {"minNumReplicas": 3},
+        {"minNumReplicas": 0},
+    ]
+    assert supply.describe([ref])[ref].min == 0
 
 
 def test_regional_resize_of_autoscaled_group_is_412_and_permanent(compute: ComputeServer) -> None:
@@ -196,3 +210,223 @@ def test_supply_pickles_with_dill_without_clients(compute: ComputeServer) -> Non
     copy = dill.loads(dill.dumps(supply))
     assert len(copy._clients) == 0
     assert copy.describe([zonal("web")])[zonal("web")].desired == 2
+
+
+# -- polling operations ---------------------------------------------------------------------------
+
+
+class FakeClock:
+    """A monotonic clock that only moves when slept on."""
+
+    def __init__(self) -> None:
+        self.now = 0.0
+        self.sleeps: list[float] = []
+
+    def __call__(self) -> float:
+        return self.now
+
+    def sleep(self, seconds: float) -> None:
+        assert seconds >= 0
+        self.sleeps.append(seconds)
+        self.now += seconds
+
+
+def fake_clocked(server: ComputeServer, clock: FakeClock, op_deadline: float) -> GcpMigSupply:
+    return GcpMigSupply(
+        server.url,
+        RetryPolicy(deadline=5.0, base=1.0, cap=8.0),
+        op_deadline=op_deadline,
+        clock=clock,
+        sleep=clock.sleep,
+    )
+
+
+def test_wait_answering_early_is_followed_by_a_jittered_backoff(compute: ComputeServer) -> None:
+    seed(compute, "web", 2)
+    compute.set_faults({"early_waits": 4})
+    clock = FakeClock()
+    result = fake_clocked(compute, clock, 300.0).set_desired(zonal("web"), 5)
+    assert result.method == "resize"
+    assert compute.call_report()["by_route"]["POST operations.wait"] == 5
+    assert len(clock.sleeps) == 4
+    assert all(0 <= s <= min(8.0, 2.0**k) for k, s in enumerate(clock.sleeps))
+
+
+def test_an_operation_never_done_is_reported_at_the_deadline(compute: ComputeServer) -> None:
+    seed(compute, "web", 2)
+    compute.set_faults({"early_waits": 10**6})
+    clock = FakeClock()
+    with pytest.raises(
+        TemporarySupplyError, match=r"operation operation-\S+ still RUNNING after 60s"
+    ):
+        fake_clocked(compute, clock, 60.0).set_desired(zonal("web"), 5)
+    assert clock.now == pytest.approx(60.0)
+    waits = compute.call_report()["by_route"]["POST operations.wait"]
+    assert waits == len(clock.sleeps) and 8 <= waits <= 200
+
+
+def test_a_wait_held_past_its_timeout_is_still_running_not_unreachable(
+    compute: ComputeServer,
+) -> None:
+    """The API holds ``wait`` up to ~120 s: a client timeout there is no connection problem."""
+    seed(compute, "web", 2)
+    compute.set_faults({"stuck_ops": 1, "wait_limit": 1.0})
+    supply = GcpMigSupply(
+        compute.url,
+        RetryPolicy(deadline=5.0, base=0.01, cap=0.05),
+        op_deadline=0.6,
+        wait_timeout=0.25,
+    )
+    with pytest.raises(TemporarySupplyError, match=r"still (PENDING|RUNNING) after 0\.6s") as info:
+        supply.set_desired(zonal("web"), 5)
+    assert "cannot reach" not in str(info.value)
+    assert compute.call_report()["resizes"][0]["size"] == 5  # the resize was applied
+
+
+def test_wait_timeout_is_above_the_api_hold() -> None:
+    from arklow_pulumi.supply import gcp
+
+    assert gcp.WAIT_TIMEOUT >= 130 > gcp.CALL_TIMEOUT and gcp.OP_DEADLINE >= gcp.WAIT_TIMEOUT
+    assert GcpMigSupply().wait_timeout == gcp.WAIT_TIMEOUT
+
+
+@pytest.mark.parametrize("path", ["resize", "autoscalers.patch"])
+def test_operation_done_with_error_is_permanent_with_its_http_status(
+    compute: ComputeServer, path: str
+) -> None:
+    scaler = {"autoscaler": {"min": 1, "max": 4}} if path != "resize" else {}
+    seed(compute, "web", 2, **scaler)
+    compute.set_faults(
+        {
+            "op_errors": [
+                {
+                    "path": path,
+                    "code": "QUOTA_EXCEEDED",
+                    "message": "Quota 'CPUS' exceeded.",
+                    "http_status": 403,
+                }
+            ]
+        }
+    )
+    with pytest.raises(PermanentSupplyError) as info:
+        supply_for(compute).set_desired(zonal("web"), 3)
+    message = str(info.value)
+    assert "failed (HTTP 403 PERMISSION_DENIED): QUOTA_EXCEEDED: Quota 'CPUS' exceeded." in message
+    report = compute.call_report()
+    assert (
+        report["resizes"] == []
+        and sum(
+            report["by_route"].get(f"{m} {r}", 0)
+            for m, r in [
+                ("POST", "instanceGroupManagers.resize"),
+                ("PATCH", "autoscalers.patch"),
+            ]
+        )
+        == 1
+    )
+
+
+def test_operation_missing_while_polling_is_not_a_missing_group(compute: ComputeServer) -> None:
+    seed(compute, "web", 2)
+    compute.set_faults({"scripted": [{"path": "operations.wait", "code": 404, "count": 1}]})
+    with pytest.raises(PermanentSupplyError, match=r"operation operation-\S+ not found") as info:
+        supply_for(compute).set_desired(zonal("web"), 3)
+    assert not isinstance(info.value, GroupNotFound)
+    from google.api_core.exceptions import NotFound
+
+    assert isinstance(info.value.__cause__, NotFound)
+
+
+@pytest.mark.parametrize("regional_group", [False, True])
+def test_operation_naming_no_scope_is_polled_where_the_group_lives(
+    compute: ComputeServer, regional_group: bool
+) -> None:
+    from google.cloud import compute_v1
+
+    seed(compute, "web", 2, regional=regional_group)
+    ref = regional("web") if regional_group else zonal("web")
+    supply = supply_for(compute)
+    if regional_group:
+        request: Any = compute_v1.ResizeRegionInstanceGroupManagerRequest(
+            project=P, region=R, instance_group_manager="web", size=4
+        )
+        op = supply._call("region_migs", "resize_unary", ref, request)
+    else:
+        request = compute_v1.ResizeInstanceGroupManagerRequest(
+            project=P, zone=Z, instance_group_manager="web", size=4
+        )
+        op = supply._call("migs", "resize_unary", ref, request)
+    bare = compute_v1.Operation(name=op.name, status=op.status)
+    assert not bare.zone and not bare.region
+    supply._wait(ref, P, bare)
+    assert supply.api_calls[("region_ops" if regional_group else "zone_ops") + ".wait"] >= 1
+
+
+# -- reading --------------------------------------------------------------------------------------
+
+
+def test_autoscalers_are_matched_by_scope_and_name_not_link_text(compute: ComputeServer) -> None:
+    for k in range(6):
+        seed(compute, f"g{k}", 2, **({"autoscaler": {"min": 1, "max": 5}} if k < 2 else {}))
+    supply = supply_for(compute)
+    listed = supply._aggregated
+
+    def other_links(client: str, request_type: Any, project: str) -> Any:
+        pages = listed(client, request_type, project)
+        for _scope, scoped in pages if client == "autoscalers" else []:
+            for scaler in scoped.autoscalers:
+                scaler.self_link = (
+                    scaler.self_link.replace(
+                        "https://www.googleapis.com/compute/v1",
+                        "https://compute.googleapis.com/compute/beta",
+                    )
+                    + "/"
+                )
+        return pages
+
+    supply._aggregated = other_links  # type: ignore[method-assign]
+    states = supply.describe([zonal(f"g{k}") for k in range(6)])
+    assert [states[zonal(f"g{k}")].autoscaler for k in range(6)] == [True, True] + [False] * 4
+    assert (states[zonal("g0")].min, states[zonal("g0")].max) == (1, 5)
+
+
+def test_aggregated_listing_sends_no_page_token_on_the_first_page(
+    compute: ComputeServer, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from arklow_pulumi.supply import gcp
+
+    monkeypatch.setattr(gcp, "PAGE", 2)
+    for k in range(5):
+        seed(compute, f"g{k}", 1)
+    states = supply_for(compute).describe([zonal(f"g{k}") for k in range(5)])
+    assert len(states) == 5
+    queries = [
+        e["query"]
+        for e in compute.call_report()["log"]
+        if e["route"] == "GET aggregated/instanceGroupManagers"
+    ]
+    assert [q.get("pageToken") for q in queries] == [None, "2", "4"]
+
+
+# -- endpoints ------------------------------------------------------------------------------------
+
+
+def test_endpoint_without_scheme_is_a_clear_permanent_error(compute: ComputeServer) -> None:
+    supply = GcpMigSupply(compute.url.removeprefix("http://"), RetryPolicy(deadline=30.0))
+    with pytest.raises(PermanentSupplyError, match="must start with http:// or https://"):
+        supply.describe([zonal("web")])
+    assert compute.call_report()["total"] == 0
+
+
+def test_tls_to_a_plain_http_server_is_permanent_and_not_retried(compute: ComputeServer) -> None:
+    import time
+
+    supply = GcpMigSupply(compute.url.replace("http://", "https://"), RetryPolicy(deadline=30.0))
+    start = time.monotonic()
+    with pytest.raises(PermanentSupplyError, match="TLS handshake") as info:
+        supply.describe([zonal("web")])
+    assert time.monotonic() - start < 5.0
+    assert supply.api_calls["migs.get"] == 1
+    import requests
+
+    assert isinstance(info.value.__cause__, requests.exceptions.SSLError)

@@ -202,6 +202,25 @@ def test_verify_target_mig(compute: ComputeServer) -> None:
     ]
 
 
+def test_verify_target_autoscaled_mig_must_fit_under_the_autoscaler_max(
+    compute: ComputeServer,
+) -> None:
+    compute.add_group(
+        {
+            "project": P,
+            "zone": Z,
+            "name": "web",
+            "targetSize": 2,
+            "autoscaler": {"min": 2, "max": 8},
+        }
+    )
+    supply = GcpMigSupply(compute.url)
+    # the window's min is what a count moves: a target min below it is fine
+    assert verify_target(target(mig_ref("web"), 0, 8), supply) == []
+    [problem] = verify_target(target(mig_ref("web"), 1, 9), supply)
+    assert problem.field == "max_replicas" and "maxNumReplicas 8" in problem.message
+
+
 # -- supply_for -----------------------------------------------------------------------------------
 
 
@@ -218,3 +237,32 @@ def test_supply_for_reads_endpoints_from_config_then_env(monkeypatch: pytest.Mon
 
     with pytest.raises(InvalidInput, match="kind"):
         supply_for("azure_vmss")
+
+
+@pytest.mark.parametrize(
+    ("config", "env", "project"),
+    [
+        ({"arklow:gcpProject": "from-config"}, {"GOOGLE_CLOUD_PROJECT": "g"}, "from-config"),
+        ({}, {"GOOGLE_CLOUD_PROJECT": "g", "CLOUDSDK_CORE_PROJECT": "c"}, "g"),
+        ({}, {"CLOUDSDK_CORE_PROJECT": "c"}, "c"),
+        ({}, {"GOOGLE_CLOUD_PROJECT": " ", "CLOUDSDK_CORE_PROJECT": ""}, None),
+    ],
+)
+def test_gcp_project_from_config_then_env(
+    config: dict[str, object], env: dict[str, str], project: str | None
+) -> None:
+    found = EndpointConfig.from_provider_config(config, env)
+    assert found.gcp_project == project
+    supply = supply_for("gcp_mig", found)
+    assert isinstance(supply, GcpMigSupply) and supply.project == project
+
+
+def test_a_group_without_project_uses_the_configured_one(compute: ComputeServer) -> None:
+    compute.add_group({"project": P, "zone": Z, "name": "web", "targetSize": 2})
+    supply = supply_for("gcp_mig", {"arklow:gcpComputeEndpoint": compute.url, "gcpProject": P})
+    ref = GroupRef("gcp_mig", "web", zone=Z)
+    assert supply.describe([ref])[ref].desired == 2
+    from arklow_pulumi.supply import PermanentSupplyError
+
+    with pytest.raises(PermanentSupplyError, match="project: a GCP project is required"):
+        GcpMigSupply(compute.url).describe([ref])
