@@ -35,7 +35,8 @@ def _normalized(spec: DestinationSpec) -> dict[str, Any]:
     return {
         "arklow_name": spec.name,
         "resources": data["resources"],
-        "lanes": data["lanes"],
+        # An empty cost is no cost (the default, 1 per unit), as the outputs say: one shape.
+        "lanes": [{**lane, "cost": lane.get("cost") or None} for lane in data["lanes"]],
         "standalone_capacity": data["standalone_capacity"],
     }
 

@@ -11,13 +11,15 @@ from arklow_pulumi.providers.inputs import is_unknown
 
 
 def canonical(value: Any) -> Any:
-    """Compare numbers by value (the engine sends floats) and mappings regardless of order."""
+    """Compare numbers by value (the engine sends floats) and mappings regardless of order; an
+    empty mapping (or one holding only None) is the same as no mapping (a lane's ``cost={}``)."""
     if isinstance(value, bool) or value is None or isinstance(value, str):
         return value
     if isinstance(value, (int, float)):
         return float(value)
     if isinstance(value, Mapping):
-        return {k: canonical(v) for k, v in value.items() if v is not None}
+        found = {k: canonical(v) for k, v in value.items() if v is not None}
+        return found or None
     if isinstance(value, (list, tuple)):
         return [canonical(v) for v in value]
     return value
@@ -31,8 +33,13 @@ def diff_inputs(
     *,
     same_name_key: str | None = "arklow_name",
 ) -> DiffResult:
-    """``olds`` are the stored outputs (which echo the inputs); ``store`` is deliberately not a key:
-    pointing a stack at a new URL (a rotated password) must not replace every object."""
+    """``olds`` are the stored outputs (which echo the inputs).
+
+    ``store`` is never an identity field: pointing a stack at a new URL (a rotated password) must
+    not replace every object. But a known new ``store`` that differs from the stored one is a
+    change, so ``up`` runs ``update``, which writes the new URL into the outputs; otherwise
+    refresh and destroy would keep using the old URL (and password) from state forever.
+    """
     changed = [
         key
         for key in keys
@@ -41,8 +48,14 @@ def diff_inputs(
     replaces = [key for key in changed if key in identity]
     keeps_name = same_name_key is not None and same_name_key not in replaces
     return DiffResult(
-        changes=bool(changed),
+        changes=bool(changed) or store_changed(olds, news),
         replaces=replaces,
         # The same Arklow name cannot exist twice, so a replacement that keeps it deletes first.
         delete_before_replace=bool(replaces) and keeps_name,
     )
+
+
+def store_changed(olds: Mapping[str, Any], news: Mapping[str, Any]) -> bool:
+    """The new ``store`` is known and is not the stored one."""
+    new = news.get("store")
+    return isinstance(new, str) and not is_unknown(new) and new != olds.get("store")

@@ -3,6 +3,10 @@
 ``check`` validates with the same spec models as ``arklow validate`` and returns every problem as
 a :class:`CheckFailure` whose reason is the exact ``arklow validate`` message. A field whose value
 is not known yet (preview) is left out and its problems are dropped; it is checked again at ``up``.
+
+Unknown values come in two shapes: the SDK's provider server deserializes ``check``/``diff``
+inputs with ``keep_unknowns=True``, which yields :class:`pulumi.output.Unknown` objects; older
+paths (and mocks) use the string sentinel :data:`pulumi.runtime.rpc.UNKNOWN`. Both are unknown.
 """
 
 from __future__ import annotations
@@ -11,6 +15,7 @@ from collections.abc import Callable, Iterable, Mapping
 from typing import Any, TypeVar
 
 from pulumi.dynamic import CheckFailure, CheckResult
+from pulumi.output import Unknown
 from pulumi.runtime.rpc import UNKNOWN
 from pydantic import BaseModel
 
@@ -22,6 +27,9 @@ M = TypeVar("M", bound=BaseModel)
 
 
 def is_unknown(value: Any) -> bool:
+    """True when ``value`` is, or contains, a value the engine does not know yet (preview)."""
+    if isinstance(value, Unknown):
+        return True
     if isinstance(value, str):
         return value == UNKNOWN
     if isinstance(value, Mapping):
@@ -29,6 +37,11 @@ def is_unknown(value: Any) -> bool:
     if isinstance(value, (list, tuple)):
         return any(is_unknown(v) for v in value)
     return False
+
+
+def shown(value: Any) -> str:
+    """``value`` as a message names it: its repr, never an Unknown object's."""
+    return "(not known yet)" if is_unknown(value) else repr(value)
 
 
 def integral(value: Any) -> Any:
@@ -71,18 +84,36 @@ def check_model(
     news: Mapping[str, Any],
     more: Callable[[M], Iterable[Problem]],
     normalized: Callable[[M], dict[str, Any]],
+    partial: Callable[[Mapping[str, Any]], Iterable[Problem]] | None = None,
 ) -> CheckResult:
-    """Validate the known part of ``raw`` with ``parse``, then ``more`` (rules of one object)."""
+    """Validate the known part of ``raw`` with ``parse``, then ``more`` (rules of one object).
+
+    ``more`` needs the whole object, so it runs only when every field is known and parses. When
+    some are not, ``partial`` (if given) still checks the cross-field rules it can on the fields
+    that are known and did parse, so one ``check`` reports every problem it can see.
+    """
     unknown = {key for key, value in raw.items() if is_unknown(value)}
     known = {key: value for key, value in raw.items() if key not in unknown and value is not None}
     try:
         spec = parse(known)
     except InvalidInput as exc:
         problems = [p for p in exc.problems if p.field.split(".")[0] not in unknown]
-        return CheckResult(dict(news), failures(problems, news))
+        failed = {p.field.split(".")[0] for p in exc.problems}
+        parsed = {key: value for key, value in known.items() if key not in failed}
+        extra = list(partial(parsed)) if partial is not None else []
+        return CheckResult(dict(news), failures(_merged(problems, extra), news))
     if unknown:
-        return CheckResult(dict(news), [])
+        extra = list(partial(known)) if partial is not None else []
+        return CheckResult(dict(news), failures(extra, news))
     found = list(more(spec))
     if found:
         return CheckResult(dict(news), failures(found, news))
     return CheckResult({**news, **normalized(spec)}, [])
+
+
+def _merged(first: Iterable[Problem], second: Iterable[Problem]) -> list[Problem]:
+    out: list[Problem] = []
+    for problem in (*first, *second):
+        if problem not in out:
+            out.append(problem)
+    return out

@@ -3,23 +3,38 @@
 Create joins (T2, T3, T7); delete leaves (T4: the destination gets a standalone pool back) and is
 a no-op when the membership is already gone, which also makes create-before-delete replacement
 safe: the new membership moves the destination, the old one's delete finds nothing to undo.
+
+T3 is also checked at preview, without reading the store: when the program passes the
+resources themselves, the resource adds two hidden inputs, ``destination_resources`` (what the
+destination draws from) and ``pool_resource`` (the pool's resource; ``r`` for a pool named
+``<d>/<r>``), and ``check`` compares them when both are known.
 """
 
 from __future__ import annotations
 
 from typing import Any
 
-from pulumi.dynamic import CheckResult, CreateResult, DiffResult, ReadResult, UpdateResult
+from pulumi.dynamic import (
+    CheckFailure,
+    CheckResult,
+    CreateResult,
+    DiffResult,
+    ReadResult,
+    UpdateResult,
+)
 from pydantic import BaseModel, ConfigDict
 
+from arklow_pulumi.core.errors import Problem
 from arklow_pulumi.core.parsing import parse_model
 from arklow_pulumi.core.spec import Name
 from arklow_pulumi.providers.diffing import diff_inputs
-from arklow_pulumi.providers.inputs import check_model
+from arklow_pulumi.providers.inputs import check_model, is_unknown, shown
 from arklow_pulumi.providers.storing import StoreProvider, gone, service, with_store
 
 INPUTS = ("destination", "pool")
 IDENTITY = ("destination", "pool")
+# Hidden inputs set by the resource for the preview-time T3 check (never compared by diff).
+HINTS = ("destination_resources", "pool_resource")
 
 
 class MembershipSpec(BaseModel):
@@ -33,17 +48,42 @@ def membership_id(destination: str, pool: str) -> str:
     return f"{pool}:{destination}"
 
 
+def t3_problem(news: dict[str, Any]) -> Problem | None:
+    """T3 from the hidden inputs, worded exactly as :func:`arklow_pulumi.core.rules.join`."""
+    destination, pool = news.get("destination"), news.get("pool")
+    resources, resource = news.get("destination_resources"), news.get("pool_resource")
+    known = not any(is_unknown(v) for v in (destination, pool, resources, resource))
+    if not known or not isinstance(destination, str) or not isinstance(pool, str):
+        return None
+    if not isinstance(resources, (list, tuple)) or not isinstance(resource, str):
+        return None
+    if resource in resources:
+        return None
+    return Problem(
+        f"membership of destination {destination!r} in pool {pool!r}",
+        "pool",
+        f"destination {destination!r} does not draw from resource {resource!r} "
+        f"(it draws from {list(resources)}); it would wait on an unrelated constraint",
+    )
+
+
 class PoolMembershipProvider(StoreProvider):
     def check(self, _olds: dict[str, Any], news: dict[str, Any]) -> CheckResult:
         raw = {"destination": news.get("destination"), "pool": news.get("pool")}
-        source = f"membership of destination {raw['destination']!r} in pool {raw['pool']!r}"
-        return check_model(
+        source = (
+            f"membership of destination {shown(raw['destination'])} in pool {shown(raw['pool'])}"
+        )
+        result = check_model(
             lambda known: parse_model(MembershipSpec, known, source),
             raw,
             news,
             lambda _spec: (),
             lambda _spec: {},
         )
+        problem = t3_problem(news)
+        if problem is not None and not result.failures:
+            result.failures.append(CheckFailure("pool", str(problem)))
+        return result
 
     def diff(self, _id: str, olds: dict[str, Any], news: dict[str, Any]) -> DiffResult:
         return diff_inputs(olds, news, INPUTS, IDENTITY, same_name_key=None)
@@ -54,9 +94,14 @@ class PoolMembershipProvider(StoreProvider):
         outs = {"destination": destination, "pool": pool, "resource": resource}
         return CreateResult(membership_id(destination, pool), with_store(outs, props))
 
-    def update(self, _id: str, _olds: dict[str, Any], news: dict[str, Any]) -> UpdateResult:
-        # Only ``store`` can change without a replacement: nothing to do in the store itself.
-        return UpdateResult(self._outs(news) or {})
+    def update(self, _id: str, olds: dict[str, Any], news: dict[str, Any]) -> UpdateResult:
+        # Only ``store`` can change without a replacement: nothing to do in the store itself;
+        # the outputs carry the new URL.
+        found = self._outs(news)
+        if found is not None:
+            return UpdateResult(found)
+        outs = {"destination": news["destination"], "pool": news["pool"]}
+        return UpdateResult(with_store({**outs, "resource": olds.get("resource")}, news))
 
     def delete(self, _id: str, props: dict[str, Any]) -> None:
         service.leave(self.store(props), str(props["destination"]), str(props["pool"]))

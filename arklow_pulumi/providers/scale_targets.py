@@ -1,26 +1,39 @@
 """The provider of ``ScaleTarget``: binds a pool to an ASG or MIG that changes its supply.
 
-Create, update and read check the group against the cloud with
+Create and update check the group against the cloud with
 :func:`arklow_pulumi.supply.verifying.verify_target` (the group exists; ``[min_replicas,
-max_replicas]`` fits inside the group's own bounds). The supply binding is built inside the call
-from plain provider config (``arklow:awsEndpoint``, ``arklow:gcpComputeEndpoint``...) or the
-environment (``AWS_ENDPOINT_URL``); no client is kept on the instance.
+max_replicas]`` fits inside the group's own bounds). ``read`` does not: it returns what the store
+holds, so one drifted group shows as drift in ``pulumi refresh`` instead of failing it. ``check``
+reaches the cloud only when an existing target's group changes (a replacement deletes the old
+target first, so a new group that does not exist must fail at preview, before anything is
+deleted); a new target's ``check`` never does, so a new stack previews without cloud access.
+The supply binding is built inside the call from plain provider config (``arklow:awsEndpoint``,
+``arklow:gcpComputeEndpoint``...) or the environment (``AWS_ENDPOINT_URL``); no client is kept on
+the instance.
 """
 
 from __future__ import annotations
 
 import threading
+from collections.abc import Mapping
 from dataclasses import replace
 from typing import Any
 
-from pulumi.dynamic import CheckResult, CreateResult, DiffResult, ReadResult, UpdateResult
+from pulumi.dynamic import (
+    CheckFailure,
+    CheckResult,
+    CreateResult,
+    DiffResult,
+    ReadResult,
+    UpdateResult,
+)
 
 from arklow_pulumi.core.building import target_from_spec
 from arklow_pulumi.core.errors import InvalidInput, Problem
 from arklow_pulumi.core.spec import ScaleTargetSpec
-from arklow_pulumi.core.topology import ScaleTarget
+from arklow_pulumi.core.topology import GroupRef, ScaleTarget
 from arklow_pulumi.core.validating import target_problems, target_reference_problems
-from arklow_pulumi.providers.diffing import diff_inputs
+from arklow_pulumi.providers.diffing import canonical, diff_inputs
 from arklow_pulumi.providers.inputs import check_model, integral, is_unknown, parse_in_topology
 from arklow_pulumi.providers.storing import StoreProvider, gone, service, with_store
 from arklow_pulumi.supply.contract import Supply
@@ -59,15 +72,36 @@ def _raw(props: dict[str, Any]) -> dict[str, Any]:
     }
 
 
+# The pool name a problem is reported under while the pool is not a known plain name.
+UNNAMED_POOL = "?"
+
+
+def _pool_label(pool: Any) -> str:
+    return pool if isinstance(pool, str) and pool and not is_unknown(pool) else UNNAMED_POOL
+
+
 def _problems(pool: Any, spec: ScaleTargetSpec) -> list[Problem]:
+    """Rules of one target; an unknown pool (preview) is checked again at ``up``, not refused."""
     target = target_from_spec(spec)
-    obj = f"pool {pool!r}, scale target {spec.name!r}"
-    found = [] if isinstance(pool, str) and pool else [Problem(obj, "pool", "is required")]
+    label = _pool_label(pool)
+    obj = f"pool {label!r}, scale target {spec.name!r}"
+    missing = not is_unknown(pool) and not (isinstance(pool, str) and pool)
+    found = [Problem(obj, "pool", "is required")] if missing else []
     return [
         *found,
-        *target_problems(str(pool), target),
-        *target_reference_problems(str(pool), target),
+        *target_problems(label, target),
+        *target_reference_problems(label, target),
     ]
+
+
+def _partial_problems(pool: Any, parsed: Mapping[str, Any]) -> list[Problem]:
+    """``min_replicas`` <= ``max_replicas`` from the fields that parsed, when others did not."""
+    name, low, high = parsed.get("name"), parsed.get("min_replicas"), parsed.get("max_replicas")
+    if not (isinstance(name, str) and isinstance(low, int) and isinstance(high, int)):
+        return []
+    # A stand-in for the fields that did not parse, valid so that only min/max can be reported.
+    stand_in = ScaleTarget(name, GroupRef("aws_asg", name), low, high, 1.0, low)
+    return [p for p in target_problems(_pool_label(pool), stand_in) if p.field == "min_replicas"]
 
 
 def _normalized(spec: ScaleTargetSpec) -> dict[str, Any]:
@@ -107,20 +141,39 @@ def _target(props: dict[str, Any]) -> ScaleTarget:
 
 
 class ScaleTargetProvider(StoreProvider):
-    def check(self, _olds: dict[str, Any], news: dict[str, Any]) -> CheckResult:
+    def check(self, olds: dict[str, Any], news: dict[str, Any]) -> CheckResult:
         pool = news.get("pool")
-        parent = {"name": pool if isinstance(pool, str) and pool else "?", "resource": "?"}
+        parent = {"name": _pool_label(pool), "resource": "?"}
         result = check_model(
             lambda raw: parse_in_topology(ScaleTargetSpec, "scale_targets", raw, parent),
             _raw(news),
             news,
             lambda spec: _problems(pool, spec),
             _normalized,
+            lambda parsed: _partial_problems(pool, parsed),
         )
         for failure in result.failures:
             if failure.property in GROUP_FIELDS:
                 failure.property = "group"
+        if not result.failures and self._group_changes(olds, result.inputs):
+            result.failures.extend(self._verify_new_group(result.inputs))
         return result
+
+    @staticmethod
+    def _group_changes(olds: Mapping[str, Any], checked: Mapping[str, Any]) -> bool:
+        """An existing target (``olds``) whose fully known inputs name another group."""
+        if not olds or not olds.get("group") or any(is_unknown(v) for v in checked.values()):
+            return False
+        return bool(canonical(olds.get("group")) != canonical(checked.get("group")))
+
+    def _verify_new_group(self, checked: dict[str, Any]) -> list[CheckFailure]:
+        """The new group exists and fits the bounds, checked read-only before the replacement
+        deletes the old target (its Arklow name is kept, so the delete comes first)."""
+        try:
+            self.verify(_target(checked))
+        except InvalidInput as exc:
+            return [CheckFailure("group", str(p)) for p in exc.problems]
+        return []
 
     def diff(self, _id: str, olds: dict[str, Any], news: dict[str, Any]) -> DiffResult:
         return diff_inputs(olds, news, INPUTS, IDENTITY)
@@ -132,10 +185,15 @@ class ScaleTargetProvider(StoreProvider):
         service.attach_target(store, pool, target)
         return CreateResult(target.name, self._outs(store, target.name, props))
 
-    def update(self, _id: str, _olds: dict[str, Any], news: dict[str, Any]) -> UpdateResult:
+    def update(self, _id: str, olds: dict[str, Any], news: dict[str, Any]) -> UpdateResult:
+        store = self.store(news)
+        if all(canonical(olds.get(k)) == canonical(news.get(k)) for k in INPUTS):
+            # Only ``store`` changed (a rotated URL): nothing to verify or write; the outputs
+            # carry the new URL so refresh and delete use it from now on.
+            name = str(news.get("arklow_name") or _id)
+            return UpdateResult(self._outs(store, name, news) or with_store(dict(olds), news))
         target, pool = _target(news), str(news["pool"])
         self.verify(target)
-        store = self.store(news)
         current = service.get_target(store, target.name)
         if current is not None:  # keep the observed count, inside the new bounds
             replicas = min(max(current.target.replicas, target.min_replicas), target.max_replicas)
@@ -150,11 +208,9 @@ class ScaleTargetProvider(StoreProvider):
     def read(self, id_: str, props: dict[str, Any]) -> ReadResult:
         name = props.get("arklow_name") or id_
         store = self.store(props)
-        view = service.get_target(store, name)
-        if view is None:
-            return gone(id_)
-        self.verify(view.target)
-        return ReadResult(id_, self._outs(store, name, props))
+        outs = self._outs(store, name, props)
+        # No cloud check here: refresh shows what the store holds (drift), it does not fail.
+        return ReadResult(id_, outs) if outs else gone(id_)
 
     def verify(self, target: ScaleTarget) -> None:
         """The group exists and the target's bounds fit inside the group's own."""

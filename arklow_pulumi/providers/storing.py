@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import functools
 import sys
+import threading
 from collections.abc import Callable
 from types import ModuleType
 from typing import TYPE_CHECKING, Any
@@ -46,26 +47,41 @@ CONFIG_KEYS = (
 _CALLS = ("check", "diff", "create", "read", "update", "delete")
 
 
+# Guards the process-global ``sys.tracebacklimit`` (see :func:`_plain_errors`).
+_TRACEBACK_LOCK = threading.Lock()
+
+
+def _show_frames(show: bool) -> None:
+    with _TRACEBACK_LOCK:
+        if not show:
+            sys.tracebacklimit = 0
+        elif hasattr(sys, "tracebacklimit"):
+            del sys.tracebacklimit
+
+
 def _plain_errors(method: Callable[..., Any]) -> Callable[..., Any]:
     """Let an :class:`ArklowError` reach the user as its one-line message.
 
-    The SDK's provider server reports every exception with ``traceback.format_exc()``; for our
-    own errors (bad input, a refused rule) the frames only bury the message, so the traceback
-    limit is set to 0 for them. Any other exception is a bug and keeps its full traceback.
+    The SDK's provider server reports every exception with ``traceback.format_exc()`` after our
+    method has returned, so the only lever is the process-global ``sys.tracebacklimit``: it is set
+    to 0 when an :class:`ArklowError` leaves the method (bad input, a refused rule: the frames
+    would only bury the message) and removed when any other exception does (a bug keeps its full
+    traceback). The lock keeps each change whole. Calls run concurrently (up to 4 per provider),
+    so another call's error may change the limit between our raise and the server's
+    ``format_exc()``: that race is cosmetic only (one report shows frames it would have hidden,
+    or hides them), it never changes what a call does or which error is reported.
     """
 
     @functools.wraps(method)
     def call(*args: Any, **kwargs: Any) -> Any:
         try:
-            result = method(*args, **kwargs)
+            return method(*args, **kwargs)
         except ArklowError:
-            sys.tracebacklimit = 0
+            _show_frames(False)
             raise
         except Exception:
-            if hasattr(sys, "tracebacklimit"):
-                del sys.tracebacklimit
+            _show_frames(True)
             raise
-        return result
 
     return call
 

@@ -10,6 +10,7 @@ import pulumi
 import pulumi.dynamic
 
 from arklow_pulumi.providers.destinations import DestinationProvider
+from arklow_pulumi.resources import registry
 from arklow_pulumi.resources.options import options, store_input
 from arklow_pulumi.resources.values import Lane, lane_input
 
@@ -56,8 +57,10 @@ class Destination(pulumi.dynamic.Resource, module="arklow", name="Destination"):
                 arklow_name=arklow_name,
                 store=store,
             )
+        arklow_name = args.arklow_name if args.arklow_name is not None else resource_name
+        registry.register("Destination", resource_name, self, arklow_name, resources=args.resources)
         props: dict[str, Any] = {
-            "arklow_name": args.arklow_name if args.arklow_name is not None else resource_name,
+            "arklow_name": arklow_name,
             "resources": args.resources,
             "lanes": [lane_input(lane) for lane in args.lanes],
             "standalone_capacity": args.standalone_capacity or {},

@@ -9,6 +9,7 @@ import pulumi
 import pulumi.dynamic
 
 from arklow_pulumi.providers.memberships import PoolMembershipProvider
+from arklow_pulumi.resources import registry
 from arklow_pulumi.resources.options import options, reference, store_input
 
 
@@ -50,13 +51,46 @@ class PoolMembership(pulumi.dynamic.Resource, module="arklow", name="PoolMembers
             raise TypeError(
                 f"PoolMembership {resource_name!r}: 'destination' and 'pool' are required"
             )
-        dest_name, dest_deps = reference(args.destination)
+        dest_name, dest_deps = reference(args.destination, kind="destination")
         pool_name, pool_deps = reference(args.pool)
+        pool_resource = registry.resource_of_pool(args.pool)
+        registry.register_membership(
+            resource_name,
+            registry.destination_name(args.destination),
+            pool_resource,
+            registry.pool_name(args.pool),
+        )
         props: dict[str, Any] = {
             "destination": dest_name,
             "pool": pool_name,
             "store": store_input(args.store),
             "resource": None,
+            # Hidden inputs for the preview-time T3 check (see providers/memberships.py).
+            "destination_resources": _destination_resources(args.destination),
+            "pool_resource": pool_resource
+            if pool_resource is not None
+            else _output_resource(args.pool),
         }
         opts = options(opts, [*dest_deps, *pool_deps])
         super().__init__(PoolMembershipProvider(), resource_name, props, opts)
+
+
+def _destination_resources(destination: Any) -> Any:
+    """What the destination draws from: the plain list it was declared with when the registry
+    knows it, else the Destination's output, else None (the T3 check then waits for ``up``)."""
+    entry = registry.declared(destination)
+    if entry is None and isinstance(destination, str):
+        entry = registry.named("Destination", destination)
+    if entry is None or entry.kind != "Destination":
+        return None
+    if entry.resources is not None:
+        return list(entry.resources)
+    return entry.resource.resources  # type: ignore[attr-defined]
+
+
+def _output_resource(pool: Any) -> Any:
+    """A Pool declared with an Output resource: its ``resource`` output."""
+    entry = registry.declared(pool)
+    if entry is not None and entry.kind == "Pool":
+        return entry.resource.resource  # type: ignore[attr-defined]
+    return None

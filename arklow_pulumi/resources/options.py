@@ -15,6 +15,7 @@ from typing import Any
 
 import pulumi
 
+from arklow_pulumi.resources import registry
 from arklow_pulumi.store_location import find_project_dir, resolve_store_url
 
 
@@ -42,8 +43,21 @@ def options(
     return pulumi.ResourceOptions.merge(opts, ours)
 
 
-def reference(value: Any, attribute: str = "arklow_name") -> tuple[Any, list[pulumi.Resource]]:
-    """A name given as a string, an Output, or the resource itself (then also a dependency)."""
+def reference(
+    value: Any, attribute: str = "arklow_name", kind: str = "pool"
+) -> tuple[Any, list[pulumi.Resource]]:
+    """A name given as a string, an Output, or the resource itself (then also a dependency).
+
+    A plain name of a resource declared earlier in the same program is a dependency too: a pool
+    name its ``Pool`` (``<d>/<r>``, a standalone pool, the ``Destination`` ``d``), a destination
+    name its ``Destination``. Without it the engine could create the reference before the
+    object it names, or delete them in the wrong order."""
     if isinstance(value, pulumi.CustomResource):
         return getattr(value, attribute), [value]
-    return value, []
+    name = registry.plain(value)
+    if name is None:
+        return value, []
+    if kind == "destination":
+        entry = registry.named("Destination", name)
+        return value, [entry.resource] if entry is not None else []
+    return value, registry.dependencies([name])

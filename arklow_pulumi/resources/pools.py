@@ -10,6 +10,7 @@ import pulumi.dynamic
 
 from arklow_pulumi.core.spec import DEFAULT_HEADROOM
 from arklow_pulumi.providers.pools import PoolProvider
+from arklow_pulumi.resources import registry
 from arklow_pulumi.resources.options import options, store_input
 
 
@@ -53,8 +54,10 @@ class Pool(pulumi.dynamic.Resource, module="arklow", name="Pool"):
             if resource is None:
                 raise TypeError(f"Pool {resource_name!r}: 'resource' is required")
             args = PoolArgs(resource, capacity, headroom, arklow_name, store)
+        arklow_name = args.arklow_name if args.arklow_name is not None else resource_name
+        registry.register("Pool", resource_name, self, arklow_name, pool_resource=args.resource)
         props: dict[str, Any] = {
-            "arklow_name": args.arklow_name if args.arklow_name is not None else resource_name,
+            "arklow_name": arklow_name,
             "resource": args.resource,
             "capacity": args.capacity,
             "headroom": args.headroom,

@@ -9,6 +9,7 @@ import pulumi
 import pulumi.dynamic
 
 from arklow_pulumi.providers.scale_targets import ScaleTargetProvider
+from arklow_pulumi.resources import registry
 from arklow_pulumi.resources.options import options, reference, store_input
 from arklow_pulumi.resources.values import GroupReference, group_input
 
@@ -82,9 +83,11 @@ class ScaleTarget(pulumi.dynamic.Resource, module="arklow", name="ScaleTarget"):
                 arklow_name,
                 store,
             )
+        arklow_name = args.arklow_name if args.arklow_name is not None else resource_name
+        registry.register("ScaleTarget", resource_name, self, arklow_name)
         pool_name, deps = reference(args.pool)
         props: dict[str, Any] = {
-            "arklow_name": args.arklow_name if args.arklow_name is not None else resource_name,
+            "arklow_name": arklow_name,
             "pool": pool_name,
             "group": group_input(args.group),
             "min_replicas": args.min_replicas,

@@ -12,6 +12,7 @@ provider keeps only the URL.
 
 from __future__ import annotations
 
+import re
 import threading
 from collections.abc import Iterator
 from contextlib import contextmanager
@@ -108,6 +109,10 @@ def normalize_url(url: str) -> str:
         parsed = make_url(url)
     except ArgumentError as exc:
         raise StoreError(f"store URL {redact(url)!r} is not a database URL: {exc}") from exc
+    except ValueError as exc:  # SQLAlchemy converts the port with int() and lets it raise
+        raise StoreError(
+            f"store URL {redact(url)!r}: field 'port': must be a number ({exc})"
+        ) from None  # the message says it all; the ValueError's frames would only bury it
     if parsed.get_backend_name() not in ("sqlite", "postgresql"):
         raise StoreError(f"store URL {redact(url)!r}: only sqlite and postgresql are supported")
     return url
@@ -116,15 +121,22 @@ def normalize_url(url: str) -> str:
 def has_password(url: str) -> bool:
     try:
         return make_url(url).password is not None
-    except ArgumentError:
-        return False
+    except (ArgumentError, ValueError):
+        return _USERINFO_PASSWORD.search(url) is not None
+
+
+# ``scheme://user:password@`` in a URL SQLAlchemy cannot parse (a bad port, say).
+_USERINFO_PASSWORD = re.compile(r"(?P<head>://[^:/@]*:)[^@]*(?=@)")
 
 
 def redact(url: str) -> str:
+    """``url`` with its password shown as ``***``, also when it does not parse."""
     try:
         return make_url(url).render_as_string(hide_password=True)
-    except ArgumentError:
-        return "<unparsable store URL>"
+    except (ArgumentError, ValueError):
+        if "://" not in url:
+            return "<unparsable store URL>"
+        return _USERINFO_PASSWORD.sub(r"\g<head>***", url)
 
 
 @contextmanager

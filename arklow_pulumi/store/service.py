@@ -83,6 +83,11 @@ def delete_destination(store: Store, name: str) -> None:
 
 @dataclass(frozen=True)
 class DestinationView:
+    """``pools``: the pool the destination is in, per resource. ``standalone_pools``: per
+    resource, the destination's *own* pool (``owner`` is the destination, named ``<d>/<r>``)
+    when it is still in it, whether or not other destinations have joined it (T7). A resource
+    for which the destination moved to another pool is absent."""
+
     destination: Destination
     pools: dict[str, str]
     standalone_pools: dict[str, str]
@@ -93,10 +98,9 @@ def get_destination(store: Store, name: str) -> DestinationView | None:
     if name not in topo.destinations:
         return None
     pools = dict(topo.pools_of(name))
+    # Joined by others or not: the T7 idiom ``a.standalone_pools["gpu"]`` must survive refresh.
     standalone = {
-        resource: pool
-        for resource, pool in pools.items()
-        if topo.pools[pool].owner == name and topo.is_standalone(pool)
+        resource: pool for resource, pool in pools.items() if topo.pools[pool].owner == name
     }
     return DestinationView(topo.destinations[name], pools, standalone)
 

@@ -9,11 +9,26 @@ from typing import Any
 
 import pulumi
 from pulumi.runtime import settings
+from pulumi.runtime.mocks import MockMonitor
+
+
+class RecordingMonitor(MockMonitor):
+    """Also records each resource's dependencies (URNs), which MockResourceArgs leaves out."""
+
+    def __init__(self, mocks: RecordingMocks) -> None:
+        super().__init__(mocks)
+        self.recording = mocks
+
+    def RegisterResource(self, request: Any) -> Any:
+        self.recording.dependencies[request.name] = list(request.dependencies)
+        return super().RegisterResource(request)
 
 
 class RecordingMocks(pulumi.runtime.Mocks):
     def __init__(self) -> None:
         self.resources: list[pulumi.runtime.MockResourceArgs] = []
+        # Pulumi name -> the URNs it depends on
+        self.dependencies: dict[str, list[str]] = {}
 
     def new_resource(self, args: pulumi.runtime.MockResourceArgs) -> tuple[str, dict[str, Any]]:
         self.resources.append(args)
@@ -34,7 +49,9 @@ class RecordingMocks(pulumi.runtime.Mocks):
 @contextmanager
 def mocked(config: dict[str, Any] | None = None) -> Iterator[RecordingMocks]:
     mocks = RecordingMocks()
-    pulumi.runtime.set_mocks(mocks, project="arklow", stack="dev", preview=False)
+    pulumi.runtime.set_mocks(
+        mocks, project="arklow", stack="dev", preview=False, monitor=RecordingMonitor(mocks)
+    )
     pulumi.runtime.set_all_config(
         {k: v if isinstance(v, str) else json.dumps(v) for k, v in (config or {}).items()}
     )

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import logging
+import sys
 import urllib.request
 from collections.abc import Iterator
 from typing import Any
@@ -20,6 +21,16 @@ REGION = "us-east-1"
 def _fresh_engines() -> Iterator[None]:
     yield
     close_stores()
+
+
+@pytest.fixture(autouse=True)
+def _traceback_limit() -> Iterator[None]:
+    """A provider call that raised an ArklowError leaves ``sys.tracebacklimit = 0`` (by design,
+    see ``providers/storing.py``); in the provider process nothing else runs, but here it would
+    leak into later tests (``traceback.extract_stack()`` in the SDK then finds no frames)."""
+    yield
+    if hasattr(sys, "tracebacklimit"):
+        del sys.tracebacklimit
 
 
 @pytest.fixture

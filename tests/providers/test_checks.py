@@ -153,8 +153,11 @@ def test_diff_is_pure_and_identity_fields_replace() -> None:
         "store": "sqlite:///x",
     }
     provider = PoolProvider()
-    same = provider.diff("p", olds, {**olds, "capacity": 4.0, "store": "sqlite:///elsewhere"})
+    same = provider.diff("p", olds, {**olds, "capacity": 4.0})
     assert same.changes is False and same.replaces == []
+    # a new store URL (a rotated password) is an update, never a replacement
+    moved = provider.diff("p", olds, {**olds, "store": "sqlite:///elsewhere"})
+    assert moved.changes is True and moved.replaces == []
     update = provider.diff("p", olds, {**olds, "capacity": 8.0})
     assert update.changes is True and update.replaces == []
     replace = provider.diff("p", olds, {**olds, "resource": "cpu"})

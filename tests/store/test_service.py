@@ -120,6 +120,23 @@ def test_a_standalone_pool_can_be_joined_and_becomes_shared(store: Store) -> Non
     assert violations(svc.load_topology(store)) == []
 
 
+def test_standalone_pools_name_the_destinations_own_pool_even_when_others_joined(
+    store: Store,
+) -> None:
+    """The T7 idiom ``a.standalone_pools["gpu"]`` must still resolve after refresh."""
+    svc.create_destination(store, dest("a", "gpu", "cpu"))
+    svc.create_destination(store, dest("b", "gpu"))
+    svc.join(store, "b", "a/gpu")  # T7: a's own pool is now shared
+    a, b = svc.get_destination(store, "a"), svc.get_destination(store, "b")
+    assert a is not None and b is not None
+    assert a.standalone_pools == {"gpu": "a/gpu", "cpu": "a/cpu"}
+    assert b.pools == {"gpu": "a/gpu"} and b.standalone_pools == {}  # not b's own pool
+    svc.create_pool(store, Pool("shared-cpu", "cpu"))
+    svc.join(store, "a", "shared-cpu")
+    a = svc.get_destination(store, "a")
+    assert a is not None and a.standalone_pools == {"gpu": "a/gpu"}
+
+
 def test_removing_a_destination_drops_its_memberships(store: Store) -> None:
     svc.create_destination(store, dest("a", "gpu", "cpu"))
     svc.create_pool(store, Pool("shared", "gpu"))
@@ -203,7 +220,9 @@ def test_reopening_is_idempotent_and_at_head(store: Store) -> None:
     assert svc.get_destination(again, "a") is not None
 
 
-def test_declaring_a_standalone_pool_adopts_it_with_its_targets_and_keeps_it_when_empty(store: Store) -> None:
+def test_declaring_a_standalone_pool_adopts_it_with_its_targets_and_keeps_it_when_empty(
+    store: Store,
+) -> None:
     svc.create_destination(store, dest("a", "gpu"))
     svc.create_destination(store, dest("b", "gpu"))
     svc.attach_target(store, "a/gpu", target("asg-a"))
