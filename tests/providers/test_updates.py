@@ -125,7 +125,7 @@ def test_an_empty_cost_has_no_perpetual_diff(store_url: str) -> None:
 
 
 def test_traceback_limit_is_set_for_our_errors_and_removed_for_bugs(
-    monkeypatch: pytest.MonkeyPatch,
+    monkeypatch: pytest.MonkeyPatch, tmp_path: Path
 ) -> None:
     provider = PoolProvider()
     bad_store = {"arklow_name": "p", "store": "postgresql://u:pw@h:notaport/db"}
@@ -144,7 +144,7 @@ def test_traceback_limit_is_set_for_our_errors_and_removed_for_bugs(
 
     monkeypatch.setattr(svc, "get_pool", broken)
     with pytest.raises(KeyError):
-        provider.read("p", {"arklow_name": "p", "store": "sqlite:///never-opened.db"})
+        provider.read("p", {"arklow_name": "p", "store": f"sqlite:///{tmp_path}/arklow.db"})
     assert not hasattr(sys, "tracebacklimit")
 
 
