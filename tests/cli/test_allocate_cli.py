@@ -312,9 +312,16 @@ def test_duplicate_yaml_key_is_refused(tmp_path: Path) -> None:
     t, d = tmp_path / "t.yaml", tmp_path / "d.yaml"
     t.write_text(yaml.safe_dump(TOPOLOGY))
     d.write_text("lanes:\n  search/batch: 3\n  search/batch: 5\n")
-    proc = subprocess.run([*ARKLOW, "allocate", "--topology", str(t), "--demand", str(d)], capture_output=True, text=True, check=False)
+    proc = subprocess.run(
+        [*ARKLOW, "allocate", "--topology", str(t), "--demand", str(d)],
+        capture_output=True,
+        text=True,
+        check=False,
+    )
     assert proc.returncode != 0 and proc.stdout == ""
-    assert "duplicate key 'search/batch'" in proc.stderr and len(proc.stderr.strip().splitlines()) == 1
+    assert (
+        "duplicate key 'search/batch'" in proc.stderr and len(proc.stderr.strip().splitlines()) == 1
+    )
 
 
 def test_empty_yaml_lists_mean_none(tmp_path: Path) -> None:
@@ -323,5 +330,14 @@ def test_empty_yaml_lists_mean_none(tmp_path: Path) -> None:
     assert proc.returncode == 0, proc.stderr
     assert json.loads(proc.stdout) == {
         "lanes": {},
-        "pools": {"a/gpu": {"resource": "gpu", "capacity": 0, "demand": 0, "pressure": 0, "state": "idle", "desired_replicas": 0}},
+        "pools": {
+            "a/gpu": {
+                "resource": "gpu",
+                "capacity": 0,
+                "demand": 0,
+                "pressure": 0,
+                "state": "idle",
+                "desired_replicas": 0,
+            }
+        },
     }

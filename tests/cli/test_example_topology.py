@@ -12,9 +12,21 @@ ROOT = Path(__file__).resolve().parents[2]
 
 def test_example_allocates() -> None:
     proc = subprocess.run(
-        [sys.executable, "-m", "arklow_pulumi.cli", "allocate", "--format", "json",
-         "--topology", str(ROOT / "examples/topology.yaml"), "--demand", str(ROOT / "examples/demand.yaml")],
-        capture_output=True, text=True, check=True,
+        [
+            sys.executable,
+            "-m",
+            "arklow_pulumi.cli",
+            "allocate",
+            "--format",
+            "json",
+            "--topology",
+            str(ROOT / "examples/topology.yaml"),
+            "--demand",
+            str(ROOT / "examples/demand.yaml"),
+        ],
+        capture_output=True,
+        text=True,
+        check=True,
     )
     doc = json.loads(proc.stdout)
     gpu = doc["pools"]["gpu-east"]
