@@ -18,6 +18,7 @@ from typing import Any
 
 from arklow_pulumi.core.topology import GroupRef
 from arklow_pulumi.supply.clients import ClientCache
+from arklow_pulumi.supply.contract import describe_one
 from arklow_pulumi.supply.errors import (
     GroupNotFound,
     PermanentSupplyError,
@@ -146,9 +147,7 @@ class AwsAsgSupply:
         current: GroupState | None = None,
     ) -> SetResult:
         if current is None:
-            current = self.describe([ref]).get(ref)
-            if current is None:
-                raise GroupNotFound(ref)
+            current = describe_one(self, ref)
         elif current.policies is None:  # from a cheap describe: look up only what it skipped
             policies, scheduled = self._detail(ref.region or self.region, [ref.name])
             current = replace(

@@ -29,6 +29,7 @@ from typing import Any
 
 from arklow_pulumi.core.topology import GroupRef
 from arklow_pulumi.supply.clients import ClientCache
+from arklow_pulumi.supply.contract import describe_one
 from arklow_pulumi.supply.errors import (
     GroupNotFound,
     PermanentSupplyError,
@@ -223,9 +224,7 @@ class GcpMigSupply:
         current: GroupState | None = None,
     ) -> SetResult:
         if current is None:
-            current = self.describe([ref]).get(ref)
-            if current is None:
-                raise GroupNotFound(ref)
+            current = describe_one(self, ref)
         plan = plan_change(current, replicas, limits, override_policies)
         if plan.method == "unchanged":
             return SetResult.of(plan, current)
