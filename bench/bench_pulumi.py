@@ -12,7 +12,6 @@ their groups on a moto server on 127.0.0.1. The target: Arklow's time <= 1.5x th
 from __future__ import annotations
 
 import argparse
-import logging
 import os
 import platform
 import shutil
@@ -27,6 +26,7 @@ from typing import Any
 REPO = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(REPO))
 
+from tests import aws_moto
 from tests.e2e.pulumi_cli import (
     MISSING_ENGINE,
     PULUMI,
@@ -36,7 +36,7 @@ from tests.e2e.pulumi_cli import (
     write_project,
 )
 
-REGION = "us-east-1"
+REGION = aws_moto.REGION
 TARGET_RATIO = 1.5
 N_DEST, N_POOLS, N_MEMBERS, N_TARGETS = 60, 20, 100, 20
 N_TRIVIAL = N_DEST + N_POOLS + N_MEMBERS + N_TARGETS
@@ -112,39 +112,11 @@ def arklow_topology() -> dict[str, Any]:
 
 
 def start_moto() -> tuple[Any, dict[str, str]]:
-    import boto3
-    from moto.server import ThreadedMotoServer
-
-    logging.getLogger("werkzeug").setLevel(logging.ERROR)
-    server = ThreadedMotoServer(ip_address="127.0.0.1", port=0, verbose=False)
-    server.start()
-    host, port = server.get_host_and_port()
-    env = {
-        "AWS_ENDPOINT_URL": f"http://{host}:{port}",
-        "AWS_ACCESS_KEY_ID": "testing",
-        "AWS_SECRET_ACCESS_KEY": "testing",
-        "AWS_DEFAULT_REGION": REGION,
-    }
-    client = boto3.session.Session().client(
-        "autoscaling",
-        region_name=REGION,
-        endpoint_url=env["AWS_ENDPOINT_URL"],
-        aws_access_key_id="testing",
-        aws_secret_access_key="testing",
-    )
-    client.create_launch_configuration(
-        LaunchConfigurationName="lc", ImageId="ami-12345678", InstanceType="t3.micro"
-    )
+    server, url = aws_moto.start_server()
+    client = aws_moto.autoscaling_client(url)
     for p in range(N_TARGETS):
-        client.create_auto_scaling_group(
-            AutoScalingGroupName=f"workers-{p:02d}",
-            LaunchConfigurationName="lc",
-            MinSize=0,
-            MaxSize=10,
-            DesiredCapacity=0,
-            AvailabilityZones=[f"{REGION}a"],
-        )
-    return server, env
+        aws_moto.make_asg(client, f"workers-{p:02d}", 0, 10, 0)
+    return server, aws_moto.aws_env(url)
 
 
 def timed(fn: Any) -> tuple[float, Any]:

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import logging
 import os
 from collections.abc import Callable, Iterator
 from pathlib import Path
@@ -10,9 +9,10 @@ from typing import Any
 
 import pytest
 
+from tests import aws_moto
 from tests.e2e.pulumi_cli import MISSING_ENGINE, Stack, engine_available, write_project
 
-REGION = "us-east-1"
+REGION = aws_moto.REGION
 # Auto Scaling groups the e2e topologies reference: name -> (MinSize, MaxSize, DesiredCapacity).
 GROUPS = {"gpu-workers": (0, 20, 1), "quota-workers": (0, 10, 0)}
 
@@ -31,39 +31,11 @@ def pulumi_engine() -> None:
 def aws_env() -> Iterator[dict[str, str]]:
     """A moto server on 127.0.0.1 holding the groups in GROUPS; the environment that reaches it
     (the pulumi CLI passes it on to the dynamic provider process)."""
-    import boto3
-    from moto.server import ThreadedMotoServer
-
-    logging.getLogger("werkzeug").setLevel(logging.ERROR)
-    server = ThreadedMotoServer(ip_address="127.0.0.1", port=0, verbose=False)
-    server.start()
-    host, port = server.get_host_and_port()
-    env = {
-        "AWS_ENDPOINT_URL": f"http://{host}:{port}",
-        "AWS_ACCESS_KEY_ID": "testing",
-        "AWS_SECRET_ACCESS_KEY": "testing",
-        "AWS_DEFAULT_REGION": REGION,
-    }
-    client = boto3.session.Session().client(
-        "autoscaling",
-        region_name=REGION,
-        endpoint_url=env["AWS_ENDPOINT_URL"],
-        aws_access_key_id="testing",
-        aws_secret_access_key="testing",
-    )
-    client.create_launch_configuration(
-        LaunchConfigurationName="lc", ImageId="ami-12345678", InstanceType="t3.micro"
-    )
+    server, url = aws_moto.start_server()
+    client = aws_moto.autoscaling_client(url)
     for name, (low, high, desired) in GROUPS.items():
-        client.create_auto_scaling_group(
-            AutoScalingGroupName=name,
-            LaunchConfigurationName="lc",
-            MinSize=low,
-            MaxSize=high,
-            DesiredCapacity=desired,
-            AvailabilityZones=[f"{REGION}a"],
-        )
-    yield env
+        aws_moto.make_asg(client, name, low, high, desired)
+    yield aws_moto.aws_env(url)
     server.stop()
 
 

@@ -2,19 +2,18 @@
 
 from __future__ import annotations
 
-import logging
 import sys
-import urllib.request
 from collections.abc import Iterator
 from typing import Any
 
 import pytest
 
 from arklow_pulumi.store.engine import close_stores
+from tests import aws_moto
 from tests.store.conftest import postgres, postgres_url, sqlite_url, store_url
 
 __all__ = ["postgres", "postgres_url", "sqlite_url", "store_url"]
-REGION = "us-east-1"
+REGION = aws_moto.REGION
 
 
 @pytest.fixture(autouse=True)
@@ -45,43 +44,20 @@ def props(store_url: str) -> Any:
 
 @pytest.fixture(scope="session")
 def moto_url() -> Iterator[str]:
-    from moto.server import ThreadedMotoServer
-
-    logging.getLogger("werkzeug").setLevel(logging.ERROR)
-    server = ThreadedMotoServer(ip_address="127.0.0.1", port=0, verbose=False)
-    server.start()
-    host, port = server.get_host_and_port()
-    yield f"http://{host}:{port}"
+    server, url = aws_moto.start_server()
+    yield url
     server.stop()
 
 
 @pytest.fixture
 def autoscaling(moto_url: str, monkeypatch: pytest.MonkeyPatch) -> Any:
     """A raw boto3 client on a reset moto server, with the environment a user's process has."""
-    import boto3
-
-    urllib.request.urlopen(urllib.request.Request(f"{moto_url}/moto-api/reset", method="POST"))
-    for key, value in {
-        "AWS_ENDPOINT_URL": moto_url,
-        "AWS_ACCESS_KEY_ID": "testing",
-        "AWS_SECRET_ACCESS_KEY": "testing",
-        "AWS_DEFAULT_REGION": REGION,
-    }.items():
+    aws_moto.reset(moto_url)
+    for key, value in aws_moto.aws_env(moto_url).items():
         monkeypatch.setenv(key, value)
     monkeypatch.delenv("AWS_PROFILE", raising=False)
-    client = boto3.session.Session().client("autoscaling", region_name=REGION)
-    client.create_launch_configuration(
-        LaunchConfigurationName="lc", ImageId="ami-12345678", InstanceType="t3.micro"
-    )
-    return client
+    return aws_moto.autoscaling_client(moto_url)
 
 
 def make_asg(client: Any, name: str, low: int, high: int) -> None:
-    client.create_auto_scaling_group(
-        AutoScalingGroupName=name,
-        LaunchConfigurationName="lc",
-        MinSize=low,
-        MaxSize=high,
-        DesiredCapacity=low,
-        AvailabilityZones=[f"{REGION}a"],
-    )
+    aws_moto.make_asg(client, name, low, high)

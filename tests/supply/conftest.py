@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import json
-import logging
 import os
 import urllib.request
 from collections import Counter
@@ -12,31 +11,23 @@ from typing import Any
 
 import pytest
 
-REGION = "us-east-1"
+from tests import aws_moto
+
+REGION = aws_moto.REGION
 
 
 @pytest.fixture(scope="session")
 def moto_url() -> Iterator[str]:
-    from moto.server import ThreadedMotoServer
-
-    logging.getLogger("werkzeug").setLevel(logging.ERROR)
-    server = ThreadedMotoServer(ip_address="127.0.0.1", port=0, verbose=False)
-    server.start()
-    host, port = server.get_host_and_port()
-    yield f"http://{host}:{port}"
+    server, url = aws_moto.start_server()
+    yield url
     server.stop()
 
 
 @pytest.fixture
 def aws_env(moto_url: str, monkeypatch: pytest.MonkeyPatch) -> dict[str, str]:
     """The environment a user's process would have; moto state is reset for each test."""
-    urllib.request.urlopen(urllib.request.Request(f"{moto_url}/moto-api/reset", method="POST"))
-    env = {
-        "AWS_ENDPOINT_URL": moto_url,
-        "AWS_ACCESS_KEY_ID": "testing",
-        "AWS_SECRET_ACCESS_KEY": "testing",
-        "AWS_DEFAULT_REGION": REGION,
-    }
+    aws_moto.reset(moto_url)
+    env = aws_moto.aws_env(moto_url)
     for key, value in env.items():
         monkeypatch.setenv(key, value)
     for key in ("AWS_PROFILE", "AWS_ENDPOINT_URL_AUTO_SCALING"):
@@ -45,26 +36,13 @@ def aws_env(moto_url: str, monkeypatch: pytest.MonkeyPatch) -> dict[str, str]:
 
 
 @pytest.fixture
-def asg(aws_env: dict[str, str]) -> Any:
+def asg(moto_url: str, aws_env: dict[str, str]) -> Any:
     """A raw boto3 client to arrange state (the project's code is not used for that)."""
-    import boto3
-
-    client = boto3.session.Session().client("autoscaling", region_name=REGION)
-    client.create_launch_configuration(
-        LaunchConfigurationName="lc", ImageId="ami-12345678", InstanceType="t3.micro"
-    )
-    return client
+    return aws_moto.autoscaling_client(moto_url)
 
 
 def make_asg(client: Any, name: str, low: int, high: int, desired: int) -> None:
-    client.create_auto_scaling_group(
-        AutoScalingGroupName=name,
-        LaunchConfigurationName="lc",
-        MinSize=low,
-        MaxSize=high,
-        DesiredCapacity=desired,
-        AvailabilityZones=[f"{REGION}a"],
-    )
+    aws_moto.make_asg(client, name, low, high, desired)
 
 
 def count_calls(client: Any) -> Counter[str]:
