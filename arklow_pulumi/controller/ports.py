@@ -1,0 +1,112 @@
+"""The seams inside the controller process: what the tick publishes, what the HTTP API reads and
+writes, and what the loop reports to metrics.
+
+The tick (observe → decide → act → publish) produces a :class:`Published` value; the HTTP app only
+reads the latest one and hands demand reports to a :class:`DemandSink`. Neither side imports the
+other: :mod:`arklow_pulumi.controller.running` wires a concrete loop and a concrete app together.
+All values here are immutable; everything crossing a port is plain data.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Collection, Mapping, Sequence
+from dataclasses import dataclass, field
+from datetime import datetime
+from typing import Literal, Protocol
+
+PoolState = Literal["idle", "steady", "constrained"]
+
+
+@dataclass(frozen=True, slots=True)
+class LaneView:
+    """One lane as published: ``demand`` is the last reported value (raw, not capped)."""
+
+    demand: float
+    allocation: float
+    held: float
+    admission: float
+    # True when the lane had no report fresher than the TTL (its last admission is kept).
+    stale: bool = False
+
+
+@dataclass(frozen=True, slots=True)
+class TargetView:
+    desired: int
+    in_service: int
+    pending: int
+    min: int
+    max: int
+
+
+@dataclass(frozen=True, slots=True)
+class PoolView:
+    resource: str
+    capacity: float
+    demand: float
+    pressure: float | None
+    state: PoolState
+    desired_replicas: int
+    targets: Mapping[str, TargetView] = field(default_factory=dict)
+
+
+@dataclass(frozen=True, slots=True)
+class Published:
+    """One published tick. ``time`` is timezone-aware UTC (the tick's clock time)."""
+
+    tick: int
+    time: datetime
+    lanes: Mapping[str, LaneView]
+    pools: Mapping[str, PoolView]
+
+
+@dataclass(frozen=True, slots=True)
+class DemandReport:
+    lane: str  # "<destination>/<lane>"
+    demand: float
+
+
+@dataclass(frozen=True, slots=True)
+class LeaderView:
+    leader: bool
+    holder: str | None
+    epoch: int
+
+
+class DemandSink(Protocol):
+    """Where the API hands demand reports. ``accept`` stores a whole, already validated batch
+    atomically (all or nothing) and returns how many reports it stored."""
+
+    def known_lanes(self) -> Collection[str]: ...
+
+    def accept(self, reports: Sequence[DemandReport]) -> int: ...
+
+
+class ControllerPort(Protocol):
+    """Everything the HTTP app needs from the running controller."""
+
+    @property
+    def interval_s(self) -> float: ...
+
+    def latest(self) -> Published | None: ...
+
+    def demand_sink(self) -> DemandSink: ...
+
+    def leader(self) -> LeaderView: ...
+
+    def ready(self) -> bool:
+        """True when the store and the supply were read on the last tick."""
+        ...
+
+
+class TickObserver(Protocol):
+    """What the loop reports each tick (implemented by the Prometheus metrics)."""
+
+    def tick_done(self, published: Published, duration_s: float, overran: bool) -> None: ...
+
+    def scale_action(self, target: str, direction: Literal["up", "down"]) -> None: ...
+
+    def supply_error(self, kind: str, code: str) -> None: ...
+
+    def demand_reports(self, result: str, count: int) -> None: ...
+
+    def leadership(self, leader: bool, epoch: int, renew_age_s: float | None) -> None: ...
