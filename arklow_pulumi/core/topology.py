@@ -12,6 +12,7 @@ from functools import cached_property
 from types import MappingProxyType
 from typing import TypeVar
 
+from arklow_pulumi.core.policy import DEFAULT_POLICY, ScalePolicy
 from arklow_pulumi.core.spec import DEFAULT_HEADROOM, TargetKind
 
 EMPTY: Mapping[str, float] = MappingProxyType({})
@@ -111,6 +112,7 @@ class Pool:
     headroom: float = DEFAULT_HEADROOM
     scale_targets: tuple[ScaleTarget, ...] = ()
     owner: str | None = None
+    scale_policy: ScalePolicy = DEFAULT_POLICY
 
     @property
     def supply(self) -> float:

@@ -1,0 +1,82 @@
+"""The scale policy: how the controller moves a target from its current count to the single-tick
+decision without flapping (modelled on Kubernetes HPA ``behavior`` and AWS target tracking).
+
+For one target, given this tick's single-tick recommendation (already within [min, max]) and the
+target's current count (in-service plus pending replicas):
+
+- **tolerance**: while the pool's needed units are within ``tolerance`` of what its targets supply
+  (in-service and pending), nothing changes (:func:`within_tolerance`, checked per pool);
+- **scale up at once**, at most ``max(max_step_up, max_step_up_percent % of current)`` per tick;
+- **scale down** only to the *highest* recommendation seen within ``scale_down_window_s``
+  (this tick's included), at most ``max(max_step_down, max_step_down_percent % of current)``
+  per tick;
+- the result is always within [min, max], whatever the current count is: the bounds win over the
+  step limits (a target above a lowered max goes to max at once).
+
+Pending replicas count as current supply, so replicas still warming up are never requested twice:
+the policy returns an absolute count, and a count already requested is already ``current``.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Iterable
+from dataclasses import dataclass
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class ScalePolicy:
+    """A pool's scale policy; the defaults are DESIGN.md's "Scale policy".
+
+    Each step limit is the larger of an absolute count and a percentage of the current count
+    (set the percentage to 0 for a fixed step).
+    """
+
+    max_step_up: int = 4
+    max_step_up_percent: float = 100.0
+    scale_down_window_s: float = 300.0
+    max_step_down: int = 1
+    max_step_down_percent: float = 10.0
+    tolerance: float = 0.1
+
+    def step_up_limit(self, current: int) -> int:
+        return max(self.max_step_up, math.ceil(current * self.max_step_up_percent / 100.0))
+
+    def step_down_limit(self, current: int) -> int:
+        return max(self.max_step_down, math.ceil(current * self.max_step_down_percent / 100.0))
+
+
+DEFAULT_POLICY = ScalePolicy()
+
+
+def clamp(value: int, low: int, high: int) -> int:
+    return max(low, min(high, value))
+
+
+def within_tolerance(needed: float, supplied: float, tolerance: float) -> bool:
+    """True when ``|needed - supplied| <= tolerance × supplied`` (both in units): no change."""
+    return abs(needed - supplied) <= tolerance * supplied + 1e-9 * max(1.0, supplied)
+
+
+def next_replicas(
+    policy: ScalePolicy,
+    *,
+    current: int,
+    recommended: int,
+    window: Iterable[int],
+    low: int,
+    high: int,
+) -> int:
+    """The count to apply now, within ``[low, high]``.
+
+    ``window`` holds the single-tick recommendations of earlier ticks still inside
+    ``scale_down_window_s``; ``recommended`` is this tick's.
+    """
+    if recommended > current:
+        wanted = min(recommended, current + policy.step_up_limit(current))
+    elif recommended < current:
+        highest = max(recommended, max(window, default=recommended))
+        wanted = max(min(current, highest), current - policy.step_down_limit(current))
+    else:
+        wanted = current
+    return clamp(wanted, low, high)
