@@ -7,13 +7,18 @@ small documents owned by their destination, kept as JSON. The topology rules liv
 - ``memberships`` has the primary key ``(destination, resource)``: one pool per resource (T2);
 - ``memberships.pool`` and ``scale_targets.pool`` reference ``pools`` with ``ON DELETE RESTRICT``:
   no membership or scale target can point at a deleted pool (T6).
+
+Every row a Pulumi resource creates also records who created it (:class:`Identity`): the id of
+that one create (``create_id``, the resource's Pulumi id) and its owner, the Pulumi stack and the
+resource's URN. Rows the rules make on their own (standalone pools and the memberships in them)
+have none. See :mod:`arklow_pulumi.store.identity`.
 """
 
 from __future__ import annotations
 
 from typing import Any
 
-from sqlalchemy import JSON, Boolean, Float, ForeignKey, Integer, MetaData, String
+from sqlalchemy import JSON, Boolean, Float, ForeignKey, Integer, MetaData, String, Text
 from sqlalchemy.orm import DeclarativeBase, Mapped, mapped_column
 
 NAMING = {
@@ -29,7 +34,18 @@ class Base(DeclarativeBase):
     metadata = MetaData(naming_convention=NAMING)
 
 
-class DestinationRow(Base):
+class Identity:
+    """Who created a row: the create's own id and the owning stack and URN (all None for rows
+    the rules make on their own, and for rows written outside Pulumi)."""
+
+    create_id: Mapped[str | None] = mapped_column(
+        String(64), nullable=True, unique=True, index=True
+    )
+    owner_stack: Mapped[str | None] = mapped_column(String(255), nullable=True, index=True)
+    owner_urn: Mapped[str | None] = mapped_column(Text, nullable=True)
+
+
+class DestinationRow(Identity, Base):
     __tablename__ = "destinations"
 
     name: Mapped[str] = mapped_column(String(255), primary_key=True)
@@ -38,7 +54,7 @@ class DestinationRow(Base):
     standalone_capacity: Mapped[dict[str, float]] = mapped_column(JSON, nullable=False)
 
 
-class PoolRow(Base):
+class PoolRow(Identity, Base):
     __tablename__ = "pools"
 
     name: Mapped[str] = mapped_column(String(255), primary_key=True)
@@ -49,7 +65,7 @@ class PoolRow(Base):
     owner: Mapped[str | None] = mapped_column(String(255), nullable=True, index=True)
 
 
-class MembershipRow(Base):
+class MembershipRow(Identity, Base):
     __tablename__ = "memberships"
 
     destination: Mapped[str] = mapped_column(
@@ -61,7 +77,7 @@ class MembershipRow(Base):
     )
 
 
-class ScaleTargetRow(Base):
+class ScaleTargetRow(Identity, Base):
     __tablename__ = "scale_targets"
 
     name: Mapped[str] = mapped_column(String(255), primary_key=True)
