@@ -29,7 +29,8 @@ class ScalePolicy:
     """A pool's scale policy; the defaults are DESIGN.md's "Scale policy".
 
     Each step limit is the larger of an absolute count and a percentage of the current count
-    (set the percentage to 0 for a fixed step).
+    (set the percentage to 0 for a fixed step); the percentage rounds up for scale-up and down
+    for scale-down, as HPA does.
     """
 
     max_step_up: int = 4
@@ -43,7 +44,8 @@ class ScalePolicy:
         return max(self.max_step_up, math.ceil(current * self.max_step_up_percent / 100.0))
 
     def step_down_limit(self, current: int) -> int:
-        return max(self.max_step_down, math.ceil(current * self.max_step_down_percent / 100.0))
+        # As HPA: the lowest count allowed is ceil(current × (1 - percent)): the step rounds down.
+        return max(self.max_step_down, math.floor(current * self.max_step_down_percent / 100.0))
 
 
 DEFAULT_POLICY = ScalePolicy()
