@@ -5,16 +5,14 @@ in proportion to each target's largest supply (``max_replicas × units_per_repli
 turned into replicas by ``ceil`` and clamped to the target's ``[min_replicas, max_replicas]``.
 A pool without demand (no members, or idle) settles every target to its minimum.
 
-Over time (:func:`stabilize`): scale-up follows the decision at once; scale-down follows the
-*highest* decision seen within the stabilization window, so a brief dip does not shed replicas;
-each change moves at most ``max_step`` replicas. No path returns a count outside [min, max].
+Over time the controller smooths this decision with the scale policy
+(:mod:`arklow_pulumi.core.policy`, applied by :mod:`arklow_pulumi.core.deciding`).
 """
 
 from __future__ import annotations
 
 import math
 from collections.abc import Sequence
-from dataclasses import dataclass
 
 from arklow_pulumi.core.topology import ScaleTarget
 
@@ -66,41 +64,3 @@ def _split(units: float, targets: Sequence[ScaleTarget]) -> list[float]:
         if not changed:
             for k in free:
                 share[k] = high[k] * level
-
-
-@dataclass(frozen=True, slots=True)
-class ScalePolicy:
-    """How fast decisions move: scale-down stabilization window (seconds) and step limit."""
-
-    stabilization_seconds: float = 300.0
-    max_step: int | None = None
-
-
-@dataclass(frozen=True, slots=True)
-class Recommendation:
-    at: float
-    replicas: int
-
-
-def stabilize(
-    target: ScaleTarget,
-    current: int,
-    desired: int,
-    history: Sequence[Recommendation],
-    now: float,
-    policy: ScalePolicy,
-) -> int:
-    """The replica count to apply now, given this tick's decision and recent decisions.
-
-    ``history`` holds earlier single-tick decisions for this target (any order). The result is
-    always within the target's [min_replicas, max_replicas], whatever ``current`` is.
-    """
-    lo, hi = target.min_replicas, target.max_replicas
-    desired = clamp(desired, lo, hi)
-    window = [r.replicas for r in history if now - r.at <= policy.stabilization_seconds]
-    if desired < current:
-        desired = min(current, max([desired, *window]))
-    if policy.max_step is not None and policy.max_step > 0:
-        step = policy.max_step
-        desired = clamp(desired, current - step, current + step)
-    return clamp(desired, lo, hi)

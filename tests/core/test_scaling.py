@@ -1,4 +1,4 @@
-"""Scale decisions: headroom, ceil, split across targets, [min, max] clamping, stabilization."""
+"""Scale decisions: headroom, ceil, split across targets, [min, max] clamping."""
 
 from __future__ import annotations
 
@@ -7,11 +7,8 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from arklow_pulumi.core.scaling import (
-    Recommendation,
-    ScalePolicy,
     desired_replicas,
     replicas_for,
-    stabilize,
 )
 from arklow_pulumi.core.topology import GroupRef, ScaleTarget
 
@@ -58,18 +55,3 @@ def test_never_outside_bounds(
     targets = [T(min(a, b), max(a, b), u, f"t{k}") for k, (a, b, u) in enumerate(specs)]
     for t, r in zip(targets, desired_replicas(demand, headroom, targets), strict=True):
         assert t.min_replicas <= r <= t.max_replicas
-
-
-def test_stabilize_scales_up_at_once_and_down_after_window() -> None:
-    t, p = T(1, 20), ScalePolicy(stabilization_seconds=300)
-    assert stabilize(t, current=5, desired=9, history=[], now=0, policy=p) == 9
-    history = [Recommendation(at=100, replicas=8), Recommendation(at=0, replicas=9)]
-    assert stabilize(t, current=9, desired=3, history=history, now=350, policy=p) == 8
-    assert stabilize(t, current=9, desired=3, history=history, now=500, policy=p) == 3
-
-
-def test_stabilize_step_limit_and_bounds() -> None:
-    t = T(2, 10)
-    assert stabilize(t, 4, 10, [], 0, ScalePolicy(max_step=2)) == 6
-    assert stabilize(t, 40, 3, [], 0, ScalePolicy(0, max_step=2)) == 10  # current out of bounds
-    assert stabilize(t, 0, 0, [], 0, ScalePolicy(0, max_step=1)) == 2
