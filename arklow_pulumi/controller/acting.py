@@ -1,0 +1,105 @@
+"""The act step of a tick: bring each group whose decided count differs from what it was asked
+to run to that count, in parallel across groups; or, in dry-run, only say what would be done.
+
+A change is planned against the group as the observe step described it
+(:func:`~arklow_pulumi.supply.planning.plan_change`, the one place bounds and policy conflicts are
+enforced), so a group that already runs the decided count costs no call at all, and a refused
+count is reported without any write. One group's failure never stops the others.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from concurrent.futures import ThreadPoolExecutor
+from dataclasses import dataclass
+from typing import Literal
+
+from arklow_pulumi.core.deciding import TargetDecision, TargetId
+from arklow_pulumi.core.topology import ScaleTarget
+from arklow_pulumi.supply.contract import Supply
+from arklow_pulumi.supply.errors import SupplyError
+from arklow_pulumi.supply.groups import GroupState, Plan, ReplicaLimits, SetResult
+from arklow_pulumi.supply.planning import needs_change, plan_change
+
+MAX_PARALLEL = 8
+
+
+@dataclass(frozen=True, slots=True)
+class Change:
+    target: TargetId
+    spec: ScaleTarget
+    state: GroupState
+    desired: int
+
+    @property
+    def direction(self) -> Literal["up", "down"]:
+        return "up" if self.desired > self.state.desired else "down"
+
+
+@dataclass(frozen=True, slots=True)
+class ActReport:
+    done: Sequence[tuple[Change, SetResult]] = ()
+    failed: Sequence[tuple[Change, SupplyError]] = ()
+
+
+def changes_to_make(
+    decisions: Mapping[TargetId, TargetDecision],
+    targets: Mapping[TargetId, ScaleTarget],
+    groups: Mapping[TargetId, GroupState],
+) -> list[Change]:
+    """The targets whose group would be written to, in target order."""
+    found = []
+    for tid in sorted(decisions):
+        state = groups.get(tid)
+        if state is not None and needs_change(state, decisions[tid].desired):
+            found.append(Change(tid, targets[tid], state, decisions[tid].desired))
+    return found
+
+
+def plan_of(change: Change) -> Plan | SupplyError:
+    try:
+        return plan_change(
+            change.state,
+            change.desired,
+            ReplicaLimits.of(change.spec),
+            change.spec.override_policies,
+        )
+    except SupplyError as exc:
+        return exc
+
+
+def describe_plan(changes: Sequence[Change]) -> list[str]:
+    """One line per change, as dry-run prints it."""
+    lines = []
+    for change in changes:
+        plan = plan_of(change)
+        head = f"{change.target} ({change.state.ref})"
+        if isinstance(plan, SupplyError):
+            lines.append(f"would refuse {head}: {plan}")
+        else:
+            window = f" window {list(plan.window)}" if plan.window else ""
+            lines.append(f"would {plan.method} {head}: {plan.previous} -> {plan.desired}{window}")
+    return lines
+
+
+def apply_changes(supply: Supply, changes: Sequence[Change]) -> ActReport:
+    if not changes:
+        return ActReport()
+    with ThreadPoolExecutor(max_workers=min(MAX_PARALLEL, len(changes))) as pool:
+        results = list(pool.map(lambda c: _apply(supply, c), changes))
+    done = [(c, r) for c, r in zip(changes, results, strict=True) if isinstance(r, SetResult)]
+    failed = [(c, r) for c, r in zip(changes, results, strict=True) if isinstance(r, SupplyError)]
+    return ActReport(done, failed)
+
+
+def _apply(supply: Supply, change: Change) -> SetResult | SupplyError:
+    try:
+        return supply.set_desired(
+            change.state.ref,
+            change.desired,
+            limits=ReplicaLimits.of(change.spec),
+            override_policies=change.spec.override_policies,
+            current=change.state,
+        )
+    except SupplyError as exc:
+        return exc

@@ -1,0 +1,94 @@
+"""The observe step of a tick: one point-in-time snapshot of topology, demand and supply.
+
+- **Topology** from the store (one read transaction).
+- **Demand**: each lane's latest report, if it is fresher than the TTL; a lane whose report is
+  older is *stale*: demand 0 for the decision, its raw value kept for publishing.
+- **Supply**: every scale target's group in one ``describe`` call on the supply (the router
+  batches per kind, region and project). A group's ``current`` for the scale policy is the size
+  it was asked for (``desired``): replicas launched but not yet in service are *pending*, never
+  capacity, so they are never requested twice; in-service replicas beyond ``desired`` are on
+  their way out and are not counted as capacity either.
+
+A failed describe is not fatal: the targets keep their last observation (or the topology's
+``replicas``) for the decision and nothing is acted on for them.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+
+from arklow_pulumi.core.deciding import Observed, TargetId
+from arklow_pulumi.core.topology import GroupRef, ScaleTarget, Topology
+from arklow_pulumi.supply.contract import Supply
+from arklow_pulumi.supply.errors import GroupNotFound, SupplyError
+from arklow_pulumi.supply.groups import GroupState
+
+
+@dataclass(frozen=True, slots=True)
+class Observation:
+    at: float
+    topology: Topology
+    # lane -> (raw demand, reported_at), lanes of the topology only
+    reports: Mapping[str, tuple[float, float]]
+    demand: Mapping[str, float]  # fresh reports only: what the decision sees
+    stale: frozenset[str]
+    targets: Mapping[TargetId, ScaleTarget]
+    groups: Mapping[TargetId, GroupState]  # targets whose group was described
+    observed: Mapping[TargetId, Observed]
+    errors: Mapping[TargetId, SupplyError] = field(default_factory=dict)
+    supply_read: bool = True
+
+
+def fresh_demand(
+    topo: Topology, reports: Mapping[str, tuple[float, float]], now: float, ttl_s: float
+) -> tuple[dict[str, tuple[float, float]], dict[str, float], frozenset[str]]:
+    """(reports of known lanes, fresh demand, stale lanes)."""
+    known = topo.lanes_by_key
+    mine = {lane: value for lane, value in reports.items() if lane in known}
+    fresh = {lane: d for lane, (d, at) in mine.items() if now - at <= ttl_s}
+    return mine, fresh, frozenset(mine.keys() - fresh.keys())
+
+
+def scale_targets(topo: Topology) -> dict[TargetId, ScaleTarget]:
+    return {
+        TargetId(pool.name, t.name): t for pool in topo.pools.values() for t in pool.scale_targets
+    }
+
+
+def observed_of(state: GroupState) -> Observed:
+    """In service (at most the asked size) and pending (the asked size not yet in service)."""
+    in_service = min(state.in_service, state.desired)
+    return Observed(in_service=in_service, pending=max(0, state.desired - in_service))
+
+
+def describe_targets(
+    supply: Supply,
+    targets: Mapping[TargetId, ScaleTarget],
+    fallback: Mapping[TargetId, Observed],
+) -> tuple[dict[TargetId, GroupState], dict[TargetId, Observed], dict[TargetId, SupplyError], bool]:
+    """(described groups, observations, errors, whether the supply answered)."""
+    refs: list[GroupRef] = sorted({t.group for t in targets.values()})
+    groups: dict[TargetId, GroupState] = {}
+    errors: dict[TargetId, SupplyError] = {}
+    read = True
+    try:
+        states = supply.describe(refs, detail=False) if refs else {}
+    except SupplyError as exc:
+        states, read = {}, False
+        errors = dict.fromkeys(targets, exc)
+    for tid, target in targets.items():
+        state = states.get(target.group)
+        if state is not None:
+            groups[tid] = state
+        elif read:
+            errors[tid] = GroupNotFound(target.group)
+    observed = {
+        tid: observed_of(groups[tid]) if tid in groups else _fallback(tid, target, fallback)
+        for tid, target in targets.items()
+    }
+    return groups, observed, errors, read
+
+
+def _fallback(tid: TargetId, target: ScaleTarget, last: Mapping[TargetId, Observed]) -> Observed:
+    return last.get(tid) or Observed(in_service=target.replicas, pending=0)

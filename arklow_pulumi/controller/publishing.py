@@ -1,0 +1,98 @@
+"""The publish step of a tick: the :class:`~arklow_pulumi.controller.ports.Published` value the
+HTTP API serves, and the demand-history rows the tick adds.
+
+A stale lane (reports older than the TTL) keeps the allocation and admission it was last
+published with, marked ``stale``; its ``demand`` is still the last reported value (raw), as the
+contract says. A lane that never reported is simply idle (demand 0).
+
+Demand history stores a lane's demand (as the decision used it: 0 when stale) only when it
+changed, plus a keyframe at least every ``keyframe_s``: a trace row holds until the lane's next
+row (DESIGN.md "Demand trace"), so this is the per-tick series without its repeats.
+"""
+
+from __future__ import annotations
+
+from datetime import UTC, datetime
+
+from arklow_pulumi.controller.observing import Observation
+from arklow_pulumi.controller.ports import LaneView, PoolView, Published, TargetView
+from arklow_pulumi.core.deciding import Decision, Observed, TargetId
+
+
+def build_published(
+    tick: int, obs: Observation, decision: Decision, previous: Published | None
+) -> Published:
+    lanes: dict[str, LaneView] = {}
+    before = previous.lanes if previous is not None else {}
+    for key, result in decision.allocation.lanes.items():
+        raw = obs.reports.get(key, (0.0, 0.0))[0]
+        kept = before.get(key)
+        if key in obs.stale and kept is not None:
+            lanes[key] = LaneView(raw, kept.allocation, kept.held, kept.admission, stale=True)
+        else:
+            stale = key in obs.stale
+            lanes[key] = LaneView(
+                raw, result.allocation, result.held, result.admission, stale=stale
+            )
+    return Published(
+        tick=tick,
+        time=datetime.fromtimestamp(obs.at, UTC),
+        lanes=lanes,
+        pools=_pools(obs, decision),
+    )
+
+
+def _pools(obs: Observation, decision: Decision) -> dict[str, PoolView]:
+    views: dict[str, dict[str, TargetView]] = {}
+    for tid, target in obs.targets.items():
+        seen = obs.observed.get(tid, Observed(target.replicas, 0))
+        chosen = decision.targets.get(tid)
+        views.setdefault(tid.pool, {})[tid.name] = TargetView(
+            desired=chosen.desired if chosen is not None else seen.current,
+            in_service=seen.in_service,
+            pending=seen.pending,
+            min=target.min_replicas,
+            max=target.max_replicas,
+        )
+    pools = {}
+    for name, result in decision.allocation.pools.items():
+        targets = views.get(name, {})
+        pools[name] = PoolView(
+            resource=result.resource,
+            capacity=result.capacity,
+            demand=result.demand,
+            pressure=result.pressure,
+            state=result.state,
+            desired_replicas=sum(t.desired for t in targets.values()),
+            targets=targets,
+        )
+    return pools
+
+
+def history_rows(
+    obs: Observation,
+    last: dict[str, tuple[float, float]],
+    keyframe_s: float,
+) -> list[tuple[str, float]]:
+    """The (lane, demand) rows this tick adds; ``last`` (lane -> (demand, at)) is updated."""
+    rows = []
+    for key in obs.topology.lanes_by_key:
+        demand = obs.demand.get(key, 0.0)
+        previous = last.get(key)
+        if previous is None and demand == 0.0:
+            continue  # a lane that never had demand adds nothing to a trace
+        if previous is None or previous[0] != demand or obs.at - previous[1] >= keyframe_s:
+            rows.append((key, demand))
+            last[key] = (demand, obs.at)
+    return rows
+
+
+def observed_from_published(published: Published | None) -> dict[TargetId, Observed]:
+    """The last published observation of each target (a restarted controller's fallback)."""
+    if published is None:
+        return {}
+    return {
+        TargetId(pool, name): Observed(t.in_service, t.pending)
+        for pool, view in published.pools.items()
+        for name, t in view.targets.items()
+    }

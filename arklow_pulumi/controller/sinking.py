@@ -1,0 +1,39 @@
+"""Where the HTTP API's demand reports go: the runtime store, under the controller's lease.
+
+``known_lanes`` is the lanes of the topology the last tick (or the start) read: a lane added by a
+``pulumi up`` is known from the next tick on. A batch is stored whole, in one fenced transaction,
+stamped with the controller's clock.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Collection, Sequence
+from typing import TYPE_CHECKING
+
+from arklow_pulumi.controller.ports import DemandReport
+from arklow_pulumi.core.topology import Topology
+from arklow_pulumi.store.runtime import LeaseLost, store_demand_reports
+
+if TYPE_CHECKING:
+    from arklow_pulumi.controller.ticking import Controller
+
+
+class StoreDemandSink:
+    def __init__(self, controller: Controller) -> None:
+        self._controller = controller
+        self._lanes: frozenset[str] = frozenset()
+
+    def refresh(self, topo: Topology) -> None:
+        self._lanes = frozenset(topo.lanes_by_key)
+
+    def known_lanes(self) -> Collection[str]:
+        return self._lanes
+
+    def accept(self, reports: Sequence[DemandReport]) -> int:
+        controller = self._controller
+        if controller.lease is None:
+            raise LeaseLost("this controller does not hold the lease; no report was stored")
+        rows = [(r.lane, r.demand) for r in reports]
+        return store_demand_reports(
+            controller.store, controller.lease, rows, controller.clock.time()
+        )

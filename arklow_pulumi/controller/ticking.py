@@ -1,0 +1,356 @@
+"""The controller tick: observe → decide → act → publish, on an injected clock.
+
+One :class:`Controller` owns the runtime state of one process: the last published tick, each
+target's recent single-tick recommendations (the scale-down window), the last demand-history row
+of each lane, and the lease it writes under. A tick:
+
+1. **observes** (:mod:`.observing`): topology from the store, demand reports fresher than the TTL
+   (default 3 intervals), every group in one batched describe;
+2. **decides** with the pure :func:`arklow_pulumi.core.deciding.decide` (allocation, scale policy);
+3. **acts** (:mod:`.acting`) only where a group's asked size differs from the decision, after
+   renewing the lease by compare-and-set (a replica that lost it never resizes); in dry-run it
+   prints the plan instead and acts on nothing;
+4. **publishes** (:mod:`.publishing`): the :class:`~.ports.Published` value in memory and, in one
+   fenced transaction, in the runtime store with the demand history, the recommendations and the
+   observed/desired replicas (a dry run writes none of this: it changes nothing anywhere).
+
+A tick that takes longer than the interval is reported (log and ``TickObserver``) and the next
+one starts right after it, never two at once (:func:`run_loop`).
+"""
+
+from __future__ import annotations
+
+import logging
+import time
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from typing import Protocol
+
+from arklow_pulumi.controller.acting import (
+    ActReport,
+    Change,
+    apply_changes,
+    changes_to_make,
+    describe_plan,
+)
+from arklow_pulumi.controller.documents import published_document, published_from_document
+from arklow_pulumi.controller.observing import (
+    Observation,
+    describe_targets,
+    fresh_demand,
+    scale_targets,
+)
+from arklow_pulumi.controller.ports import DemandSink, LeaderView, Published, TickObserver
+from arklow_pulumi.controller.publishing import (
+    build_published,
+    history_rows,
+    observed_from_published,
+)
+from arklow_pulumi.controller.sinking import StoreDemandSink
+from arklow_pulumi.core.deciding import Decision, Observed, Recommendation, TargetId, decide
+from arklow_pulumi.core.errors import ArklowError
+from arklow_pulumi.core.topology import Topology
+from arklow_pulumi.store.engine import Store
+from arklow_pulumi.store.runtime import (
+    Lease,
+    LeaseLost,
+    TargetRecord,
+    TickRecord,
+    load_demand_reports,
+    load_snapshot,
+    renew_lease,
+    write_tick,
+)
+from arklow_pulumi.store.service import load_topology
+from arklow_pulumi.supply.contract import Supply
+
+log = logging.getLogger("arklow.controller")
+
+DAY_S = 86400.0
+
+
+class Clock(Protocol):
+    def time(self) -> float:
+        """Wall-clock seconds since the Unix epoch (tick times, report ages)."""
+        ...
+
+    def monotonic(self) -> float:
+        """Seconds on a clock that never jumps (durations)."""
+        ...
+
+
+class SystemClock:
+    def time(self) -> float:
+        return time.time()
+
+    def monotonic(self) -> float:
+        return time.monotonic()
+
+
+@dataclass(frozen=True, slots=True)
+class TickSettings:
+    interval_s: float = 10.0
+    ttl_intervals: float = 3.0
+    retention_s: float = 7 * DAY_S
+    keyframe_s: float = 3600.0
+    dry_run: bool = False
+
+    @property
+    def ttl_s(self) -> float:
+        return self.ttl_intervals * self.interval_s
+
+
+@dataclass(frozen=True, slots=True)
+class TickOutcome:
+    published: Published
+    decision: Decision
+    changes: tuple[Change, ...]
+    report: ActReport
+    plan: tuple[str, ...]  # dry-run: what would have been done
+    duration_s: float
+    overran: bool
+    next_delay_s: float
+
+
+@dataclass(frozen=True, slots=True)
+class PlanView:
+    """What one tick would do now (``arklow controller plan``): nothing is written anywhere."""
+
+    observation: Observation
+    decision: Decision
+    changes: tuple[Change, ...]
+    published: Published
+
+
+@dataclass
+class _Memory:
+    published: Published | None = None
+    tick: int = 0
+    history: dict[str, list[Recommendation]] = field(default_factory=dict)
+    last_demand: dict[str, tuple[float, float]] = field(default_factory=dict)
+    observed: dict[TargetId, Observed] = field(default_factory=dict)
+    written: dict[str, TargetRecord] = field(default_factory=dict)
+    ready: bool = False
+
+
+class Controller:
+    """The running controller behind :class:`~.ports.ControllerPort` (see the module doc)."""
+
+    def __init__(
+        self,
+        store: Store,
+        supply: Supply,
+        lease: Lease | None,
+        *,
+        settings: TickSettings | None = None,
+        clock: Clock | None = None,
+        observer: TickObserver | None = None,
+        say: Callable[[str], None] = print,
+    ) -> None:
+        self.store = store
+        self.supply = supply
+        self.lease = lease
+        self.settings = settings or TickSettings()
+        self.clock = clock or SystemClock()
+        self.observer = observer
+        self.say = say
+        self._memory = _Memory()
+        self._sink = StoreDemandSink(self)
+
+    # -- ControllerPort --------------------------------------------------------------------
+
+    @property
+    def interval_s(self) -> float:
+        return self.settings.interval_s
+
+    def latest(self) -> Published | None:
+        return self._memory.published
+
+    def demand_sink(self) -> DemandSink:
+        return self._sink
+
+    def leader(self) -> LeaderView:
+        lease = self.lease
+        if lease is None:
+            return LeaderView(leader=False, holder=None, epoch=0)
+        return LeaderView(leader=True, holder=lease.holder, epoch=lease.epoch)
+
+    def ready(self) -> bool:
+        return self._memory.ready
+
+    # -- start ---------------------------------------------------------------------------
+
+    def restore(self) -> Topology:
+        """Continue from the store: last published tick, recommendations, demand history."""
+        now = self.clock.time()
+        snapshot = load_snapshot(self.store, now - self._window_s(None))
+        memory = self._memory
+        if snapshot.published is not None:
+            tick, _at, document = snapshot.published
+            memory.published = published_from_document(document)
+            memory.tick = tick
+            memory.observed = observed_from_published(memory.published)
+        memory.history = {
+            target: [Recommendation(at, n) for at, n in rows]
+            for target, rows in snapshot.recommendations.items()
+        }
+        memory.last_demand = dict(snapshot.last_demand)
+        memory.written = dict(snapshot.targets)
+        topo = load_topology(self.store)
+        self._sink.refresh(topo)
+        return topo
+
+    # -- one tick --------------------------------------------------------------------------
+
+    def observe(self) -> Observation:
+        now = self.clock.time()
+        topo = load_topology(self.store)
+        self._sink.refresh(topo)
+        reports, demand, stale = fresh_demand(
+            topo, load_demand_reports(self.store), now, self.settings.ttl_s
+        )
+        targets = scale_targets(topo)
+        groups, observed, errors, read = describe_targets(
+            self.supply, targets, self._memory.observed
+        )
+        return Observation(
+            now, topo, reports, demand, stale, targets, groups, observed, errors, read
+        )
+
+    def decide(self, obs: Observation) -> Decision:
+        history = {tid: self._memory.history.get(tid.name, ()) for tid in obs.targets}
+        return decide(obs.topology, obs.demand, obs.observed, history, obs.at)
+
+    def plan(self) -> PlanView:
+        """Observe and decide; act on nothing, write nothing."""
+        obs = self.observe()
+        decision = self.decide(obs)
+        changes = tuple(changes_to_make(decision.targets, obs.targets, obs.groups))
+        published = build_published(self._memory.tick + 1, obs, decision, self._memory.published)
+        return PlanView(obs, decision, changes, published)
+
+    def tick(self) -> TickOutcome:
+        started = self.clock.monotonic()
+        view = self.plan()
+        obs, decision, changes = view.observation, view.decision, view.changes
+        for tid, error in obs.errors.items():
+            self._supply_error(obs.targets[tid].kind, error)
+        if self.settings.dry_run:
+            plan, report = tuple(describe_plan(changes)), ActReport()
+            for line in plan:
+                self.say(f"tick {view.published.tick}: {line}")
+        else:
+            plan, report = (), self._act(changes)
+        self._publish(view, report)
+        duration = self.clock.monotonic() - started
+        overran = duration > self.settings.interval_s
+        if overran:
+            log.warning(
+                "tick %d took %.1fs, longer than the %.1fs interval; the next starts now",
+                view.published.tick,
+                duration,
+                self.settings.interval_s,
+            )
+        if self.observer is not None:
+            self.observer.tick_done(view.published, duration, overran)
+        delay = max(0.0, self.settings.interval_s - duration)
+        return TickOutcome(
+            view.published, decision, changes, report, plan, duration, overran, delay
+        )
+
+    # -- act and publish -------------------------------------------------------------------
+
+    def _act(self, changes: tuple[Change, ...]) -> ActReport:
+        if not changes:
+            return ActReport()
+        assert self.lease is not None, "a controller acts only under its lease"
+        renew_lease(self.store, self.lease)  # fenced: a replica that lost the lease stops here
+        report = apply_changes(self.supply, changes)
+        for change, result in report.done:
+            if result.changed:
+                log.info("%s: %s -> %s", change.target, result.previous, result.desired)
+                if self.observer is not None:
+                    self.observer.scale_action(str(change.target), change.direction)
+        for change, error in report.failed:
+            log.warning("%s: %s", change.target, error)
+            self._supply_error(change.spec.kind, error)
+        return report
+
+    def failed(self, error: Exception) -> None:
+        """A tick that could not complete: not ready until one does."""
+        log.error("tick failed: %s", error)
+        self._memory.ready = False
+
+    def _supply_error(self, kind: str, error: Exception) -> None:
+        if self.observer is not None:
+            self.observer.supply_error(kind, type(error).__name__)
+
+    def _publish(self, view: PlanView, report: ActReport) -> None:
+        obs, decision, published = view.observation, view.decision, view.published
+        memory = self._memory
+        dry = self.settings.dry_run
+        recommendations = [
+            (tid.name, obs.at, d.recommended) for tid, d in sorted(decision.targets.items())
+        ]
+        demand_rows = [] if dry else history_rows(obs, memory.last_demand, self.settings.keyframe_s)
+        targets = self._target_records(obs, decision)
+        if not dry:
+            assert self.lease is not None, "a controller writes only under its lease"
+            record = TickRecord(
+                tick=published.tick,
+                at=obs.at,
+                published=published_document(published),
+                targets=[t for t in targets if memory.written.get(t.target) != t],
+                recommendations=recommendations,
+                demand=demand_rows,
+                history_before=obs.at - self.settings.retention_s,
+                recommendations_before=obs.at - self._window_s(obs.topology),
+            )
+            write_tick(self.store, self.lease, record)
+            memory.written.update({t.target: t for t in targets})
+        for name, at, replicas in recommendations:
+            memory.history.setdefault(name, []).append(Recommendation(at, replicas))
+        self._forget_old(obs)
+        memory.published = published
+        memory.tick = published.tick
+        memory.observed = dict(obs.observed)
+        memory.ready = obs.supply_read
+
+    def _target_records(self, obs: Observation, decision: Decision) -> list[TargetRecord]:
+        records = []
+        for tid, d in sorted(decision.targets.items()):
+            seen = obs.observed[tid]
+            records.append(
+                TargetRecord(tid.name, tid.pool, seen.in_service, seen.pending, d.desired)
+            )
+        return records
+
+    def _forget_old(self, obs: Observation) -> None:
+        horizon = obs.at - self._window_s(obs.topology)
+        names = {tid.name for tid in obs.targets}
+        self._memory.history = {
+            name: [r for r in rows if r.at >= horizon]
+            for name, rows in self._memory.history.items()
+            if name in names
+        }
+
+    def _window_s(self, topo: Topology | None) -> float:
+        """How far back recommendations matter: the longest scale-down window (and an hour)."""
+        windows = [p.scale_policy.scale_down_window_s for p in topo.pools.values()] if topo else []
+        return max([3600.0, *windows]) + self.settings.interval_s
+
+
+def run_loop(controller: Controller, wait: Callable[[float], bool]) -> None:
+    """Tick until ``wait(delay)`` says stop (it returns True). An overrun tick is followed at once
+    by the next one, never by a burst of catch-up ticks. A tick that fails (store or supply
+    unreachable) is logged and the loop goes on; a lost lease ends it (:class:`LeaseLost`)."""
+    while True:
+        try:
+            delay = controller.tick().next_delay_s
+        except LeaseLost:
+            raise
+        except ArklowError as exc:
+            controller.failed(exc)
+            delay = controller.interval_s
+        if wait(delay):
+            return

@@ -1,0 +1,369 @@
+"""The controller's runtime state in the store: the lease, demand reports, the tick's record.
+
+Every write here is a plain transaction on the runtime tables (never
+:func:`arklow_pulumi.store.engine.writing`, the topology's writer lock), made in batches
+(``executemany``), and *fenced*: it names the lease it writes under, and the same transaction
+compares the lease row's holder and epoch with it before anything else (Kleppmann's fencing token,
+client-go's lease without its gap). A replica whose lease was taken over writes nothing.
+
+The lease is judged by the database clock (``renewed_at`` is set by the database, and expiry is
+``db_now - renewed_at > ttl`` computed there), never by a replica's wall clock. On SQLite the
+controller is one process, serialized by a file lock beside the database, so it takes the lease
+unconditionally with epoch 1; on PostgreSQL an acquisition that takes over bumps the epoch.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator, Mapping, Sequence
+from contextlib import contextmanager
+from dataclasses import dataclass, field
+from typing import Any
+
+from sqlalchemy import Connection, Table, delete, func, insert, select, text, update
+from sqlalchemy.exc import DBAPIError, IntegrityError
+
+from arklow_pulumi.store.engine import Store, StoreError
+from arklow_pulumi.store.runtime_tables import (
+    LEASE_NAME,
+    ControllerLeaseRow,
+    DemandHistoryRow,
+    DemandReportRow,
+    PublishedRow,
+    RecommendationRow,
+    TargetStateRow,
+)
+
+LEASE: Table = ControllerLeaseRow.__table__  # type: ignore[assignment]
+TARGETS: Table = TargetStateRow.__table__  # type: ignore[assignment]
+RECOMMENDATIONS: Table = RecommendationRow.__table__  # type: ignore[assignment]
+REPORTS: Table = DemandReportRow.__table__  # type: ignore[assignment]
+HISTORY: Table = DemandHistoryRow.__table__  # type: ignore[assignment]
+PUBLISHED: Table = PublishedRow.__table__  # type: ignore[assignment]
+
+PUBLISHED_NAME = "admission"
+PRUNE_BATCH = 5000
+_DB_NOW = {
+    "sqlite": "(julianday('now') - 2440587.5) * 86400.0",
+    "postgresql": "CAST(EXTRACT(EPOCH FROM clock_timestamp()) AS DOUBLE PRECISION)",
+}
+
+
+class LeaseLost(StoreError):
+    """The lease this process wrote under is no longer its own: nothing was written."""
+
+
+@dataclass(frozen=True, slots=True)
+class Lease:
+    holder: str
+    epoch: int
+
+
+@dataclass(frozen=True, slots=True)
+class LeaseState:
+    """The lease row as the database sees it; ``age_s`` by the database clock."""
+
+    holder: str | None
+    epoch: int
+    age_s: float | None
+
+
+@dataclass(frozen=True, slots=True)
+class TargetRecord:
+    target: str
+    pool: str
+    in_service: int
+    pending: int
+    desired: int
+
+
+@dataclass(frozen=True, slots=True)
+class TickRecord:
+    """Everything one tick writes, in one fenced transaction."""
+
+    tick: int
+    at: float
+    published: Mapping[str, Any]
+    targets: Sequence[TargetRecord] = ()
+    recommendations: Sequence[tuple[str, float, int]] = ()  # (target, at, replicas)
+    demand: Sequence[tuple[str, float]] = ()  # (lane, demand) history rows at ``at``
+    # Rows older than these times are pruned, at most PRUNE_BATCH per table per tick.
+    history_before: float | None = None
+    recommendations_before: float | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class RuntimeSnapshot:
+    """What a starting controller reloads: the last tick and the scale-down history."""
+
+    published: tuple[int, float, dict[str, Any]] | None
+    targets: Mapping[str, TargetRecord] = field(default_factory=dict)
+    recommendations: Mapping[str, list[tuple[float, int]]] = field(default_factory=dict)
+    last_demand: Mapping[str, tuple[float, float]] = field(default_factory=dict)
+
+
+# -- the database clock and the lease -------------------------------------------------------
+
+
+def db_now(conn: Connection) -> float:
+    return float(conn.execute(text(f"SELECT {_DB_NOW[conn.dialect.name]}")).scalar_one())
+
+
+def _db_now_expr(conn: Connection) -> Any:
+    return text(_DB_NOW[conn.dialect.name])
+
+
+def acquire_lease(store: Store, holder: str, ttl_s: float, *, force: bool = False) -> Lease | None:
+    """Take the lease for ``holder``; None while another holder renewed it within ``ttl_s``.
+
+    ``force`` (SQLite, under the controller file lock) takes it whoever holds it, at epoch 1.
+    Otherwise a take-over from another holder bumps the epoch by compare-and-set.
+    """
+    try:
+        with store.engine.begin() as conn:
+            now = db_now(conn)
+            query = select(LEASE).where(LEASE.c.name == LEASE_NAME)
+            if conn.dialect.name == "postgresql":
+                query = query.with_for_update()
+            row = conn.execute(query).first()
+            if row is None:
+                epoch = 1
+                conn.execute(
+                    insert(LEASE).values(
+                        name=LEASE_NAME, holder=holder, epoch=epoch, renewed_at=now
+                    )
+                )
+                return Lease(holder, epoch)
+            live = row.holder not in (None, holder) and now - row.renewed_at <= ttl_s
+            if live and not force:
+                return None
+            epoch = 1 if force else (row.epoch if row.holder == holder else row.epoch + 1)
+            done = conn.execute(
+                update(LEASE)
+                .where(LEASE.c.name == LEASE_NAME, LEASE.c.epoch == row.epoch)
+                .values(holder=holder, epoch=epoch, renewed_at=now)
+            )
+            return Lease(holder, epoch) if done.rowcount == 1 else None
+    except IntegrityError:
+        return None  # another replica inserted the first lease row at the same moment
+    except DBAPIError as exc:
+        raise StoreError(f"store {store.display_url}: {exc.orig}") from exc
+
+
+def renew_lease(store: Store, lease: Lease) -> None:
+    """Raises :class:`LeaseLost` when the lease is no longer ``lease``."""
+    with _transaction(store) as conn:
+        _renew(conn, lease)
+
+
+def release_lease(store: Store, lease: Lease) -> None:
+    """Give the lease up (graceful stop): the epoch stays, the holder goes."""
+    with _transaction(store) as conn:
+        conn.execute(
+            update(LEASE)
+            .where(LEASE.c.name == LEASE_NAME, _is(lease))
+            .values(holder=None, renewed_at=_db_now_expr(conn))
+        )
+
+
+def read_lease(store: Store) -> LeaseState:
+    with _transaction(store, readonly=True) as conn:
+        now = db_now(conn)
+        row = conn.execute(select(LEASE).where(LEASE.c.name == LEASE_NAME)).first()
+    if row is None:
+        return LeaseState(None, 0, None)
+    return LeaseState(row.holder, row.epoch, max(0.0, now - row.renewed_at))
+
+
+def _is(lease: Lease) -> Any:
+    return (LEASE.c.holder == lease.holder) & (LEASE.c.epoch == lease.epoch)
+
+
+def _renew(conn: Connection, lease: Lease) -> None:
+    done = conn.execute(
+        update(LEASE)
+        .where(LEASE.c.name == LEASE_NAME, _is(lease))
+        .values(renewed_at=_db_now_expr(conn))
+    )
+    if done.rowcount != 1:
+        raise LeaseLost(f"controller lease epoch {lease.epoch} was taken over; nothing written")
+
+
+def _check(conn: Connection, lease: Lease) -> None:
+    query = select(LEASE.c.epoch).where(LEASE.c.name == LEASE_NAME, _is(lease))
+    if conn.dialect.name == "postgresql":
+        query = query.with_for_update(read=True)  # no take-over until this write commits
+    if conn.execute(query).first() is None:
+        raise LeaseLost(f"controller lease epoch {lease.epoch} was taken over; nothing written")
+
+
+@contextmanager
+def _transaction(store: Store, readonly: bool = False) -> Iterator[Connection]:
+    try:
+        if readonly:
+            with store.engine.connect() as conn:
+                conn = conn.execution_options(arklow_readonly=True)
+                with conn.begin():
+                    yield conn
+        else:
+            with store.engine.begin() as conn:
+                yield conn
+    except DBAPIError as exc:
+        raise StoreError(f"store {store.display_url}: {exc.orig}") from exc
+
+
+# -- demand reports ---------------------------------------------------------------------------
+
+
+def store_demand_reports(
+    store: Store, lease: Lease, reports: Sequence[tuple[str, float]], at: float
+) -> int:
+    """Keep each lane's newest report (a batch is stored whole or not at all)."""
+    if not reports:
+        return 0
+    latest = dict(reports)  # a lane twice in one batch: its last value wins
+    with _transaction(store) as conn:
+        _check(conn, lease)
+        _upsert(
+            conn,
+            REPORTS,
+            [{"lane": lane, "demand": d, "reported_at": at} for lane, d in latest.items()],
+            ("lane",),
+        )
+    return len(reports)
+
+
+def load_demand_reports(store: Store) -> dict[str, tuple[float, float]]:
+    """lane -> (demand, reported_at)."""
+    with _transaction(store, readonly=True) as conn:
+        rows = conn.execute(select(REPORTS.c.lane, REPORTS.c.demand, REPORTS.c.reported_at))
+        return {r.lane: (r.demand, r.reported_at) for r in rows}
+
+
+# -- the tick's record ------------------------------------------------------------------------
+
+
+def write_tick(store: Store, lease: Lease, record: TickRecord) -> None:
+    """Write one tick (renewing the lease by compare-and-set first) and prune one batch."""
+    with _transaction(store) as conn:
+        _renew(conn, lease)
+        if record.targets:
+            rows = [
+                {
+                    "target": t.target,
+                    "pool": t.pool,
+                    "in_service": t.in_service,
+                    "pending": t.pending,
+                    "desired": t.desired,
+                    "observed_at": record.at,
+                }
+                for t in record.targets
+            ]
+            _upsert(conn, TARGETS, rows, ("target",))
+        if record.recommendations:
+            conn.execute(
+                insert(RECOMMENDATIONS),
+                [{"target": t, "at": at, "replicas": n} for t, at, n in record.recommendations],
+            )
+        if record.demand:
+            conn.execute(
+                insert(HISTORY),
+                [
+                    {"tick": record.tick, "at": record.at, "lane": lane, "demand": d}
+                    for lane, d in record.demand
+                ],
+            )
+        published = {
+            "name": PUBLISHED_NAME,
+            "tick": record.tick,
+            "at": record.at,
+            "document": dict(record.published),
+        }
+        _upsert(conn, PUBLISHED, [published], ("name",))
+        if record.history_before is not None:
+            _prune(conn, HISTORY, record.history_before)
+        if record.recommendations_before is not None:
+            _prune(conn, RECOMMENDATIONS, record.recommendations_before)
+
+
+def _prune(conn: Connection, table: Table, before: float) -> int:
+    ids = select(table.c.id).where(table.c.at < before).order_by(table.c.id).limit(PRUNE_BATCH)
+    return conn.execute(delete(table).where(table.c.id.in_(ids.scalar_subquery()))).rowcount
+
+
+def prune_history(store: Store, lease: Lease, before: float) -> int:
+    """Delete one batch of demand-history rows older than ``before``; how many went."""
+    with _transaction(store) as conn:
+        _check(conn, lease)
+        return _prune(conn, HISTORY, before)
+
+
+def _upsert(
+    conn: Connection, table: Table, rows: Sequence[Mapping[str, Any]], keys: Sequence[str]
+) -> None:
+    """Insert or update ``rows`` in one executemany (``ON CONFLICT DO UPDATE`` in both dialects)."""
+    stmt: Any
+    if conn.dialect.name == "postgresql":
+        from sqlalchemy.dialects import postgresql
+
+        stmt = postgresql.insert(table)
+    else:
+        from sqlalchemy.dialects import sqlite
+
+        stmt = sqlite.insert(table)
+    values = {c.name: stmt.excluded[c.name] for c in table.columns if c.name not in keys}
+    conn.execute(stmt.on_conflict_do_update(index_elements=list(keys), set_=values), rows)
+
+
+# -- reading back ---------------------------------------------------------------------------
+
+
+def load_snapshot(store: Store, recommendations_since: float) -> RuntimeSnapshot:
+    """The state a (re)starting controller continues from."""
+    with _transaction(store, readonly=True) as conn:
+        row = conn.execute(select(PUBLISHED).where(PUBLISHED.c.name == PUBLISHED_NAME)).first()
+        published = None if row is None else (row.tick, row.at, dict(row.document))
+        targets = {
+            r.target: TargetRecord(r.target, r.pool, r.in_service, r.pending, r.desired)
+            for r in conn.execute(select(TARGETS))
+        }
+        history: dict[str, list[tuple[float, int]]] = {}
+        for r in conn.execute(
+            select(RECOMMENDATIONS.c.target, RECOMMENDATIONS.c.at, RECOMMENDATIONS.c.replicas)
+            .where(RECOMMENDATIONS.c.at >= recommendations_since)
+            .order_by(RECOMMENDATIONS.c.at)
+        ):
+            history.setdefault(r.target, []).append((r.at, r.replicas))
+        last = _latest_per_lane(conn, None)
+    return RuntimeSnapshot(published, targets, history, last)
+
+
+def _latest_per_lane(conn: Connection, at_most: float | None) -> dict[str, tuple[float, float]]:
+    """lane -> (demand, at) of each lane's newest history row (at or before ``at_most``)."""
+    newest = select(func.max(HISTORY.c.id)).group_by(HISTORY.c.lane)
+    if at_most is not None:
+        newest = newest.where(HISTORY.c.at <= at_most)
+    rows = conn.execute(
+        select(HISTORY.c.lane, HISTORY.c.demand, HISTORY.c.at).where(
+            HISTORY.c.id.in_(newest.scalar_subquery())
+        )
+    )
+    return {r.lane: (r.demand, r.at) for r in rows}
+
+
+def demand_trace(store: Store, since: float) -> list[tuple[float, str, float]]:
+    """(at, lane, demand) rows from ``since`` on, sorted by time then lane: each lane's value at
+    ``since`` first (at ``since``), then every later row."""
+    with _transaction(store, readonly=True) as conn:
+        start = _latest_per_lane(conn, since)
+        later = conn.execute(
+            select(HISTORY.c.at, HISTORY.c.lane, HISTORY.c.demand)
+            .where(HISTORY.c.at > since)
+            .order_by(HISTORY.c.at, HISTORY.c.lane, HISTORY.c.id)
+        ).all()
+    first = sorted((since, lane, demand) for lane, (demand, _at) in start.items())
+    return first + [(r.at, r.lane, r.demand) for r in later]
+
+
+def history_rows(store: Store) -> int:
+    with _transaction(store, readonly=True) as conn:
+        return int(conn.execute(select(func.count()).select_from(HISTORY)).scalar_one())

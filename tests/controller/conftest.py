@@ -1,0 +1,103 @@
+"""Controller test fixtures: a SQLite store holding a topology, the in-memory supply, a fake clock
+and a controller wired to them (the same classes the process runs)."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from dataclasses import dataclass, field
+from pathlib import Path
+
+import pytest
+
+from arklow_pulumi.controller.ticking import Controller, TickSettings
+from arklow_pulumi.core.deciding import TargetId
+from arklow_pulumi.core.topology import Topology
+from arklow_pulumi.store.engine import Store, close_stores, open_store, reading, writing
+from arklow_pulumi.store.runtime import Lease, acquire_lease
+from arklow_pulumi.store.snapshots import load_all, write_changes
+from arklow_pulumi.supply.groups import GroupState
+from arklow_pulumi.supply.memory import InMemorySupply
+
+START = 1_800_000_000.0
+
+
+@dataclass
+class FakeClock:
+    """Wall and monotonic time that move only when a test says so."""
+
+    now: float = START
+    mono: float = 1000.0
+    steps: list[float] = field(default_factory=list)
+
+    def time(self) -> float:
+        return self.now
+
+    def monotonic(self) -> float:
+        return self.mono
+
+    def advance(self, seconds: float) -> None:
+        self.now += seconds
+        self.mono += seconds
+
+
+@pytest.fixture
+def store(tmp_path: Path) -> Iterator[Store]:
+    yield open_store(f"sqlite:///{tmp_path / '.arklow' / 'arklow.db'}")
+    close_stores()
+
+
+def put_topology(store: Store, topo: Topology) -> None:
+    """Replace what the store holds with ``topo`` (test arrangement, as ``pulumi up`` would)."""
+    with writing(store) as conn:
+        write_changes(conn, load_all(conn), topo)
+
+
+def stored_topology(store: Store) -> Topology:
+    with reading(store) as conn:
+        return load_all(conn)
+
+
+def groups_for(topo: Topology, **desired: int) -> InMemorySupply:
+    """An in-memory supply with a group per target: [min, max] from the target, its size from
+    ``desired`` (by target name) or the target's ``replicas``."""
+    supply = InMemorySupply()
+    for pool in topo.pools.values():
+        for t in pool.scale_targets:
+            size = desired.get(t.name, t.replicas)
+            supply.add(GroupState(t.group, size, size, 0, t.min_replicas, t.max_replicas))
+    return supply
+
+
+def tid(pool: str, name: str) -> TargetId:
+    return TargetId(pool, name)
+
+
+@pytest.fixture
+def clock() -> FakeClock:
+    return FakeClock()
+
+
+@pytest.fixture
+def lease(store: Store) -> Lease:
+    taken = acquire_lease(store, "test-controller", 15.0, force=True)
+    assert taken is not None
+    return taken
+
+
+def make_controller(
+    store: Store,
+    supply: InMemorySupply,
+    lease: Lease | None,
+    clock: FakeClock,
+    **settings: object,
+) -> Controller:
+    controller = Controller(
+        store,
+        supply,
+        lease,
+        settings=TickSettings(**settings),  # type: ignore[arg-type]
+        clock=clock,
+        say=lambda line: None,
+    )
+    controller.restore()
+    return controller

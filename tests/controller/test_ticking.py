@@ -1,0 +1,239 @@
+"""The tick with a fake clock, a real SQLite store and the in-memory supply."""
+
+from __future__ import annotations
+
+import math
+
+import pytest
+
+from arklow_pulumi.controller.ports import DemandReport
+from arklow_pulumi.controller.ticking import Controller, run_loop
+from arklow_pulumi.core.topology import GroupRef, Topology
+from arklow_pulumi.store import runtime
+from arklow_pulumi.store.engine import Store
+from arklow_pulumi.store.runtime import Lease, LeaseLost, acquire_lease, history_rows
+from arklow_pulumi.supply.memory import InMemorySupply
+from tests.builders import dest, lane, pool, target, topo
+from tests.controller.conftest import FakeClock, groups_for, make_controller, put_topology, tid
+
+GPU = tid("shared-gpu", "gpu-workers")
+REF = GroupRef("aws_asg", "gpu-workers")
+Setup = tuple[Controller, InMemorySupply]
+
+
+def shared_gpu(max_replicas: int = 10, replicas: int = 1) -> Topology:
+    return topo(
+        [
+            dest("search", ["gpu"], lane("interactive", 16, 3), lane("batch", 64)),
+            dest("reports", ["gpu"], lane("nightly", 8)),
+        ],
+        [
+            pool(
+                "shared-gpu",
+                "gpu",
+                ["search", "reports"],
+                scale_targets=[target("gpu-workers", 1, max_replicas, 8, replicas)],
+            )
+        ],
+    )
+
+
+@pytest.fixture
+def setup(store: Store, lease: Lease, clock: FakeClock) -> Setup:
+    topology = shared_gpu()
+    put_topology(store, topology)
+    supply = groups_for(topology)
+    return make_controller(store, supply, lease, clock), supply
+
+
+def report(controller: Controller, **demand: float) -> None:
+    reports = [DemandReport(k.replace("__", "/"), v) for k, v in demand.items()]
+    controller.demand_sink().accept(reports)
+
+
+def test_demand_scales_the_group_up_and_admission_is_published(setup: Setup) -> None:
+    controller, supply = setup
+    report(controller, search__interactive=16, search__batch=20)
+    outcome = controller.tick()
+    # needed = (16 + 20) × 1.1 = 39.6 units → 5 replicas of 8; one tick may add max(4, 100%).
+    assert outcome.decision.targets[GPU].recommended == 5
+    assert supply.groups[REF].desired == 5
+    assert outcome.published.tick == 1
+    lanes = outcome.published.lanes
+    assert lanes["search/interactive"].demand == 16
+    assert not lanes["search/interactive"].stale
+    # capacity is what was in service when the tick observed (1 × 8 units)
+    assert outcome.published.pools["shared-gpu"].capacity == 8
+    assert outcome.published.pools["shared-gpu"].targets["gpu-workers"].desired == 5
+    assert controller.latest() == outcome.published
+
+
+def test_pending_replicas_are_not_requested_twice(setup: Setup) -> None:
+    controller, supply = setup
+    report(controller, search__interactive=16, search__batch=20)
+    controller.tick()
+    writes = supply.calls["write"]
+    # The group accepted 5 but only 1 is in service yet: 4 are pending, current stays 5.
+    supply.groups[REF] = supply.groups[REF].__class__(REF, 5, 1, 4, 1, 10)
+    outcome = controller.tick()
+    assert outcome.published.pools["shared-gpu"].targets["gpu-workers"].pending == 4
+    assert outcome.changes == ()
+    assert supply.calls["write"] == writes
+
+
+def test_a_report_older_than_the_ttl_is_demand_zero_and_keeps_its_admission(
+    setup: Setup, clock: FakeClock
+) -> None:
+    controller, _supply = setup
+    report(controller, search__batch=30)
+    controller.tick()
+    clock.advance(30)  # exactly the TTL (3 × 10 s): still fresh
+    kept = controller.tick().published.lanes["search/batch"]
+    assert not kept.stale
+    clock.advance(1)
+    outcome = controller.tick()
+    view = outcome.published.lanes["search/batch"]
+    assert view.stale
+    assert view.demand == 30  # the last reported value, raw
+    assert (view.allocation, view.admission) == (kept.allocation, kept.admission)
+    assert outcome.published.pools["shared-gpu"].demand == 0  # demand 0 for scaling
+    # A lane that never reported is idle, not stale.
+    assert not outcome.published.lanes["reports/nightly"].stale
+
+
+def test_bounds_are_never_left(store: Store, lease: Lease, clock: FakeClock) -> None:
+    topology = shared_gpu(max_replicas=3)
+    put_topology(store, topology)
+    supply = groups_for(topology)
+    controller = make_controller(store, supply, lease, clock)
+    report(controller, search__batch=1e6)
+    for _ in range(3):
+        controller.tick()
+        clock.advance(10)
+    assert supply.groups[REF].desired == 3
+    controller.demand_sink().accept([DemandReport("search/batch", 0)])
+    for _ in range(80):  # well past the scale-down window
+        outcome = controller.tick()
+        assert 1 <= outcome.decision.targets[GPU].desired <= 3
+        clock.advance(10)
+    assert supply.groups[REF].desired == 1
+
+
+def test_steady_state_makes_no_write_call(setup: Setup, clock: FakeClock) -> None:
+    controller, supply = setup
+    report(controller, search__batch=20)
+    controller.tick()
+    writes = supply.calls["write"]
+    for _ in range(20):
+        clock.advance(10)
+        report(controller, search__batch=20 * (1 + 0.05 * math.sin(clock.now)))  # within tolerance
+        assert controller.tick().changes == ()
+    assert supply.calls["write"] == writes
+    assert supply.calls["describe"] == 21  # one batched describe per tick
+
+
+class SlowSupply(InMemorySupply):
+    """Describing takes ``delay`` seconds of the fake clock."""
+
+    def __init__(self, base: InMemorySupply, clock: FakeClock, delay: float) -> None:
+        super().__init__(list(base.groups.values()))
+        self.clock, self.delay = clock, delay
+
+    def describe(self, refs, *, detail=True):  # type: ignore[no-untyped-def]
+        self.clock.advance(self.delay)
+        return super().describe(refs, detail=detail)
+
+
+def test_an_overrun_is_reported_and_the_next_tick_is_not_stacked(
+    store: Store, lease: Lease, clock: FakeClock
+) -> None:
+    topology = shared_gpu()
+    put_topology(store, topology)
+    supply = SlowSupply(groups_for(topology), clock, delay=25.0)
+    seen: list[tuple[int, bool]] = []
+
+    class Observer:
+        def tick_done(self, published, duration_s, overran):  # type: ignore[no-untyped-def]
+            seen.append((published.tick, overran))
+
+    controller = make_controller(store, supply, lease, clock)
+    controller.observer = Observer()  # type: ignore[assignment]
+    delays: list[float] = []
+
+    def wait(delay: float) -> bool:
+        delays.append(delay)
+        if len(delays) == 2:
+            supply.delay = 2.0  # the third tick is quick again
+        clock.advance(delay)
+        return len(delays) == 3
+
+    run_loop(controller, wait)
+    # Each overrun tick (25 s on a 10 s interval) is followed at once by exactly one tick.
+    assert seen == [(1, True), (2, True), (3, False)]
+    assert delays == [0.0, 0.0, 8.0]
+
+
+def test_dry_run_prints_the_plan_and_writes_nothing(store: Store, clock: FakeClock) -> None:
+    topology = shared_gpu()
+    put_topology(store, topology)
+    supply = groups_for(topology)
+    lease = acquire_lease(store, "writer", 15.0, force=True)
+    assert lease is not None
+    writer = make_controller(store, supply, lease, clock)
+    report(writer, search__batch=40)
+    lines: list[str] = []
+    dry = make_controller(store, supply, None, clock, dry_run=True)
+    dry.say = lines.append
+    outcome = dry.tick()
+    assert supply.calls["write"] == 0
+    assert outcome.plan and lines == [f"tick 1: {line}" for line in outcome.plan]
+    assert "gpu-workers" in lines[0] and "1 -> 5" in lines[0]
+    assert runtime.load_snapshot(store, 0).published is None
+    assert history_rows(store) == 0
+
+
+def test_demand_history_keeps_changes_and_prunes_old_rows_in_batches(
+    setup: Setup, clock: FakeClock, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    controller, _supply = setup
+    controller.settings = controller.settings.__class__(retention_s=100.0, keyframe_s=1e9)
+    monkeypatch.setattr(runtime, "PRUNE_BATCH", 2)
+    for k in range(10):
+        report(controller, search__batch=k + 1, search__interactive=1)
+        controller.tick()
+        clock.advance(10)
+    # interactive once (unchanged afterwards), batch every tick; nightly never had demand.
+    assert history_rows(controller.store) == 11
+    clock.advance(200)  # every row is now older than the retention; reports are stale
+    controller.tick()  # adds 2 rows (both lanes to 0), prunes 2
+    assert history_rows(controller.store) == 11
+    for _ in range(6):
+        clock.advance(10)
+        controller.tick()
+    assert history_rows(controller.store) == 2  # only the rows of the stale tick remain
+
+
+def test_a_restarted_controller_continues_from_the_store(setup: Setup, clock: FakeClock) -> None:
+    controller, supply = setup
+    report(controller, search__batch=60)
+    controller.tick()
+    assert supply.groups[REF].desired == 5
+    report(controller, search__batch=0)
+    clock.advance(10)
+    again = make_controller(controller.store, supply, controller.lease, clock)
+    assert again.latest() == controller.latest()
+    outcome = again.tick()
+    assert outcome.published.tick == 2
+    # The scale-down window came back from the store: no drop right after a restart.
+    assert supply.groups[REF].desired == 5
+
+
+def test_a_lost_lease_writes_nothing_and_resizes_nothing(setup: Setup) -> None:
+    controller, supply = setup
+    report(controller, search__batch=60)
+    taken = acquire_lease(controller.store, "someone-else", 15.0, force=True)
+    assert taken is not None
+    with pytest.raises(LeaseLost):
+        controller.tick()
+    assert supply.calls["write"] == 0
+    assert runtime.load_snapshot(controller.store, 0).published is None
