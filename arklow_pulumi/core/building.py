@@ -13,7 +13,14 @@ from collections import Counter
 from collections.abc import Iterator
 
 from arklow_pulumi.core.errors import InvalidInput, Problem
-from arklow_pulumi.core.spec import DestinationSpec, PoolSpec, ScaleTargetSpec, TopologySpec
+from arklow_pulumi.core.policy import DEFAULT_POLICY, ScalePolicy
+from arklow_pulumi.core.spec import (
+    DestinationSpec,
+    PoolSpec,
+    ScalePolicySpec,
+    ScaleTargetSpec,
+    TopologySpec,
+)
 from arklow_pulumi.core.topology import (
     Destination,
     GroupRef,
@@ -65,6 +72,10 @@ def target_from_spec(spec: ScaleTargetSpec) -> ScaleTarget:
     )
 
 
+def policy_from_spec(spec: ScalePolicySpec | None) -> ScalePolicy:
+    return DEFAULT_POLICY if spec is None else ScalePolicy(**spec.model_dump())
+
+
 def pool_from_spec(spec: PoolSpec, owner: str | None = None) -> Pool:
     return Pool(
         name=spec.name,
@@ -73,6 +84,7 @@ def pool_from_spec(spec: PoolSpec, owner: str | None = None) -> Pool:
         headroom=spec.headroom,
         scale_targets=tuple(target_from_spec(t) for t in spec.scale_targets),
         owner=owner,
+        scale_policy=policy_from_spec(spec.scale_policy),
     )
 
 

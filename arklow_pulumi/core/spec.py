@@ -14,10 +14,15 @@ from typing import Annotated, Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, model_validator
 
+from arklow_pulumi.core.policy import DEFAULT_POLICY
+
 Name = Annotated[str, Field(strict=True, min_length=1)]
 NonNegative = Annotated[float, Field(strict=True, ge=0, allow_inf_nan=False)]
 Positive = Annotated[float, Field(strict=True, gt=0, allow_inf_nan=False)]
 Count = Annotated[int, Field(strict=True, ge=0)]
+Step = Annotated[int, Field(strict=True, ge=1)]
+Percent = Annotated[float, Field(strict=True, ge=0, le=100, allow_inf_nan=False)]
+Fraction = Annotated[float, Field(strict=True, ge=0, le=1, allow_inf_nan=False)]
 
 TargetKind = Literal["aws_asg", "gcp_mig"]
 TARGET_KINDS: tuple[TargetKind, ...] = ("aws_asg", "gcp_mig")
@@ -81,6 +86,19 @@ class ScaleTargetSpec(_Spec):
     override_policies: bool = False
 
 
+class ScalePolicySpec(_Spec):
+    """How the controller moves a pool's targets (DESIGN.md "Scale policy"); a field left out
+    keeps its default. Each step limit is the larger of the count and the percentage of the
+    current count; a step of at least 1 keeps every target able to move."""
+
+    max_step_up: Step = DEFAULT_POLICY.max_step_up
+    max_step_up_percent: NonNegative = DEFAULT_POLICY.max_step_up_percent
+    scale_down_window_s: NonNegative = DEFAULT_POLICY.scale_down_window_s
+    max_step_down: Step = DEFAULT_POLICY.max_step_down
+    max_step_down_percent: Percent = DEFAULT_POLICY.max_step_down_percent
+    tolerance: Fraction = DEFAULT_POLICY.tolerance
+
+
 class PoolSpec(_Spec):
     """One supply of one resource, shared by its member destinations."""
 
@@ -90,6 +108,7 @@ class PoolSpec(_Spec):
     headroom: NonNegative = DEFAULT_HEADROOM
     members: list[Name] = Field(default_factory=list)
     scale_targets: list[ScaleTargetSpec] = Field(default_factory=list)
+    scale_policy: ScalePolicySpec | None = None
 
 
 class TopologySpec(_Spec):
