@@ -18,6 +18,7 @@ COMMANDS: dict[str, str] = {
     "topology": "arklow_pulumi.cli.topology:topology",
     "supply": "arklow_pulumi.cli.supply:supply",
     "dev": "arklow_pulumi.cli.dev:dev",
+    "controller": "arklow_pulumi.cli.controller:controller",
 }
 
 
