@@ -25,7 +25,7 @@ from arklow_pulumi.supply.errors import (
     SupplyError,
     TemporarySupplyError,
 )
-from arklow_pulumi.supply.groups import GroupState, ReplicaLimits, SetResult
+from arklow_pulumi.supply.groups import GroupState, Plan, ReplicaLimits, SetResult
 from arklow_pulumi.supply.planning import plan_change
 from arklow_pulumi.supply.retrying import Retrier, RetryPolicy
 
@@ -155,18 +155,22 @@ class AwsAsgSupply:
                 policies=tuple(policies.get(ref.name, ())),
                 scheduled_actions=tuple(scheduled.get(ref.name, ())),
             )
-        plan = plan_change(current, replicas, limits, override_policies)
+        return self.apply(plan_change(current, replicas, limits, override_policies), current)
+
+    def apply(self, plan: Plan, current: GroupState) -> SetResult:
+        """Carries out a plan made against ``current``: one write, or none when unchanged."""
         if plan.method == "unchanged":
             return SetResult.of(plan, current)
+        ref = plan.ref
         self._call(
             ref.region or self.region,
             "set_desired_capacity",
             ref,
             AutoScalingGroupName=ref.name,
-            DesiredCapacity=replicas,
+            DesiredCapacity=plan.desired,
             HonorCooldown=False,
         )
-        return SetResult.of(plan, replace(current, desired=replicas, stable=False))
+        return SetResult.of(plan, replace(current, desired=plan.desired, stable=False))
 
     # -- calling -----------------------------------------------------------------------------
 

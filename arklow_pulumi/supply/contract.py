@@ -7,12 +7,12 @@ from typing import Protocol, runtime_checkable
 
 from arklow_pulumi.core.topology import GroupRef
 from arklow_pulumi.supply.errors import GroupNotFound
-from arklow_pulumi.supply.groups import GroupState, ReplicaLimits, SetResult
+from arklow_pulumi.supply.groups import GroupState, Plan, ReplicaLimits, SetResult
 
 
 @runtime_checkable
 class Supply(Protocol):
-    """Describe many groups at once; set the size of one.
+    """Describe many groups at once; set the size of one; apply a plan made beforehand.
 
     ``describe`` returns only the groups that exist (missing ones are absent from the mapping).
     With ``detail=False`` a binding may skip per-group look-ups it would otherwise make (an
@@ -37,6 +37,12 @@ class Supply(Protocol):
         override_policies: bool = False,
         current: GroupState | None = None,
     ) -> SetResult: ...
+
+    def apply(self, plan: Plan, current: GroupState) -> SetResult:
+        """Carry out ``plan`` (made by :func:`~arklow_pulumi.supply.planning.plan_change`
+        against ``current``) and nothing else: no describe, no planning; no call when
+        unchanged."""
+        ...
 
 
 def describe_one(supply: Supply, ref: GroupRef, *, detail: bool = True) -> GroupState:

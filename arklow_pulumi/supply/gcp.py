@@ -37,7 +37,7 @@ from arklow_pulumi.supply.errors import (
     TemporarySupplyError,
 )
 from arklow_pulumi.supply.gcp_errors import is_read_timeout, map_gcp_error
-from arklow_pulumi.supply.groups import GroupState, ReplicaLimits, SetResult
+from arklow_pulumi.supply.groups import GroupState, Plan, ReplicaLimits, SetResult
 from arklow_pulumi.supply.planning import plan_change
 from arklow_pulumi.supply.retrying import Retrier, RetryPolicy
 
@@ -225,7 +225,10 @@ class GcpMigSupply:
     ) -> SetResult:
         if current is None:
             current = describe_one(self, ref)
-        plan = plan_change(current, replicas, limits, override_policies)
+        return self.apply(plan_change(current, replicas, limits, override_policies), current)
+
+    def apply(self, plan: Plan, current: GroupState) -> SetResult:
+        """Carries out a plan made against ``current``: one mutation (polled), or none."""
         if plan.method == "unchanged":
             return SetResult.of(plan, current)
         request_id = str(uuid.uuid4())
@@ -234,8 +237,8 @@ class GcpMigSupply:
             self._move_window(current, plan.window[0], request_id)
             after = replace(current, min=plan.window[0], max=plan.window[1], stable=False)
         else:
-            self._resize(ref, replicas, request_id)
-            after = replace(current, desired=replicas, stable=False)
+            self._resize(plan.ref, plan.desired, request_id)
+            after = replace(current, desired=plan.desired, stable=False)
         return SetResult.of(plan, after, request_id)
 
     def _resize(self, ref: GroupRef, replicas: int, request_id: str) -> None:

@@ -17,7 +17,7 @@ from typing import Any
 from arklow_pulumi.core.topology import GroupRef
 from arklow_pulumi.supply.contract import describe_one
 from arklow_pulumi.supply.errors import SupplyError
-from arklow_pulumi.supply.groups import GroupState, ReplicaLimits, SetResult
+from arklow_pulumi.supply.groups import GroupState, Plan, ReplicaLimits, SetResult
 from arklow_pulumi.supply.planning import plan_change
 
 
@@ -74,9 +74,12 @@ class InMemorySupply:
                 state = replace(current, policies=self.groups[ref].policies)
         else:
             state = current
-        plan = plan_change(state, replicas, limits, override_policies)
+        return self.apply(plan_change(state, replicas, limits, override_policies), state)
+
+    def apply(self, plan: Plan, current: GroupState) -> SetResult:
         if plan.method == "unchanged":
-            return SetResult.of(plan, state)
+            return SetResult.of(plan, current)
+        ref, replicas = plan.ref, plan.desired
         with self._lock:
             self.calls["write"] += 1
             self._maybe_fail()
