@@ -33,7 +33,7 @@ def show(store_url: str | None, fmt: str) -> None:
     from arklow_pulumi.store.service import load_topology
 
     url = resolve_store_url(store_url or os.environ.get("ARKLOW_STORE"))
-    document = topology_document(load_topology(open_store(url)))
+    document = topology_document(load_topology(open_store(url, read_only=True)))
     if fmt == "json":
         click.echo(json.dumps(document, indent=2))
     else:
