@@ -1,10 +1,21 @@
-"""Open a topology store: one SQLAlchemy engine per URL per process, migrated on first open.
+"""Open a topology store: one SQLAlchemy engine per URL and mode per process.
 
 The same code serves SQLite (the embedded default, ``.arklow/arklow.db`` beside ``Pulumi.yaml``)
 and PostgreSQL. Writers are serialized so the topology rules are always applied to the latest
 state: SQLite takes the database write lock at ``BEGIN IMMEDIATE``; PostgreSQL takes a
 transaction-level advisory lock (``pg_advisory_xact_lock``) as the first statement of every write
 transaction, so two ``pulumi up`` runs against one database apply their changes one after the other.
+
+Opening has three modes (:func:`open_store`): the default creates a missing store and migrates an
+old one (the Pulumi providers, ``arklow store upgrade``); ``create=False`` opens an existing store
+at the current schema and refuses anything else; ``read_only=True`` does the same on connections
+the database itself keeps from writing (SQLite ``PRAGMA query_only``, PostgreSQL
+``default_transaction_read_only``), so a read command cannot create, migrate or change anything,
+even by mistake. A refused open names ``arklow store upgrade``.
+
+Every message shows the URL with its password hidden, and a database driver's own message is
+scrubbed of it too (:mod:`arklow_pulumi.redaction`): :class:`StoreError` scrubs whatever it is
+given, and flattens it to one line.
 
 Engines are cached per process, not stored on any object: Pulumi pickles provider instances, and a
 provider keeps only the URL.
@@ -19,12 +30,14 @@ from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
+from urllib.parse import quote, unquote
 
 from sqlalchemy import Connection, Engine, create_engine, event, inspect, text
-from sqlalchemy.engine import make_url
+from sqlalchemy.engine import URL, make_url
 from sqlalchemy.exc import ArgumentError
 
 from arklow_pulumi.core.errors import ArklowError
+from arklow_pulumi.redaction import redact_url, remember_url, scrub
 from arklow_pulumi.store_location import (
     DEFAULT_RELATIVE,
     ENV_VAR,
@@ -51,10 +64,17 @@ MIGRATIONS = Path(__file__).with_name("migrations")
 WRITE_LOCK = 0x61726B6C6F77
 MIGRATION_LOCK = WRITE_LOCK + 1
 _READONLY = "arklow_readonly"
+UPGRADE_HINT = "run `arklow store upgrade --store URL`"
 
 
 class StoreError(ArklowError):
-    """The store cannot be opened or reached, or it refused a write."""
+    """The store cannot be opened or reached, or it refused a write.
+
+    The message is scrubbed of passwords and flattened to one line, whoever built it.
+    """
+
+    def __init__(self, message: str) -> None:
+        super().__init__(" ".join(scrub(message).split()))
 
 
 @dataclass(frozen=True)
@@ -63,6 +83,7 @@ class Store:
 
     url: str
     engine: Engine
+    read_only: bool = False
 
     @property
     def dialect(self) -> str:
@@ -73,22 +94,38 @@ class Store:
         return redact(self.url)
 
 
-_STORES: dict[str, Store] = {}
+_STORES: dict[tuple[str, bool], Store] = {}
+# Stores known to be at SCHEMA_REVISION in this process (checked or migrated once).
+_CURRENT: set[str] = set()
 _LOCK = threading.Lock()
 
 
-def open_store(url: str) -> Store:
-    """The process's store for ``url``, created and migrated to the latest schema on first use."""
+def open_store(url: str, *, create: bool = True, read_only: bool = False) -> Store:
+    """The process's store for ``url``.
+
+    ``create=True`` (the default, for writers): a missing store is created and an old schema
+    migrated on first use. ``create=False``: the store must exist at the current schema, or a
+    :class:`StoreError` names ``arklow store upgrade``. ``read_only=True`` implies
+    ``create=False`` and opens connections that cannot write.
+    """
     url = normalize_url(url)
-    store = _STORES.get(url)
-    if store is not None:
-        return store
-    with _LOCK:
-        store = _STORES.get(url)
-        if store is None:
-            store = Store(url=url, engine=_create_engine(url))
-            migrate(store)
-            _STORES[url] = store
+    create = create and not read_only
+    key = (url, read_only)
+    store = _STORES.get(key)
+    if store is None or url not in _CURRENT:
+        with _LOCK:
+            store = _STORES.get(key)
+            if store is None:
+                if not create:
+                    _require_file(url)
+                store = Store(url=url, engine=_create_engine(url, read_only), read_only=read_only)
+                _STORES[key] = store
+            if url not in _CURRENT:
+                if create:
+                    migrate(store)
+                else:
+                    require_current(store)
+                _CURRENT.add(url)
     return store
 
 
@@ -98,45 +135,93 @@ def close_stores() -> None:
         for store in _STORES.values():
             store.engine.dispose()
         _STORES.clear()
+        _CURRENT.clear()
 
 
 def normalize_url(url: str) -> str:
-    """Accept ``postgres://`` and ``postgresql://`` for psycopg 3; check the URL parses."""
+    """Accept ``postgres://`` and ``postgresql://`` for psycopg 3, and a raw ``@`` in a password
+    (percent-encoded here, as SQLAlchemy would end the password at the first ``@``); check the
+    URL parses and names a supported database."""
+    remember_url(url)
     for prefix in ("postgres://", "postgresql://"):
         if url.startswith(prefix):
             url = "postgresql+psycopg://" + url[len(prefix) :]
+    url = _encode_userinfo(url)
+    remember_url(url)
+    shown = redact(url)
     try:
         parsed = make_url(url)
-    except ArgumentError as exc:
-        raise StoreError(f"store URL {redact(url)!r} is not a database URL: {exc}") from exc
-    except ValueError as exc:  # SQLAlchemy converts the port with int() and lets it raise
+    except ArgumentError:
         raise StoreError(
-            f"store URL {redact(url)!r}: field 'port': must be a number ({exc})"
-        ) from None  # the message says it all; the ValueError's frames would only bury it
+            f"store URL {shown!r} is not a database URL (sqlite:///PATH or "
+            "postgresql://USER:PASSWORD@HOST/DB)"
+        ) from None
+    except ValueError:  # SQLAlchemy converts the port with int() and lets it raise
+        port = _port_text(url)
+        raise StoreError(f"store URL {shown!r}: field 'port': {port!r} must be a number") from None
     if parsed.get_backend_name() not in ("sqlite", "postgresql"):
-        raise StoreError(f"store URL {redact(url)!r}: only sqlite and postgresql are supported")
+        raise StoreError(f"store URL {shown!r}: only sqlite and postgresql are supported")
+    if parsed.get_backend_name() == "sqlite":
+        _check_sqlite(parsed, shown)
     return url
 
 
 def has_password(url: str) -> bool:
-    try:
-        return make_url(url).password is not None
-    except (ArgumentError, ValueError):
-        return _USERINFO_PASSWORD.search(url) is not None
-
-
-# ``scheme://user:password@`` in a URL SQLAlchemy cannot parse (a bad port, say).
-_USERINFO_PASSWORD = re.compile(r"(?P<head>://[^:/@]*:)[^@]*(?=@)")
+    return redact(url) != url
 
 
 def redact(url: str) -> str:
-    """``url`` with its password shown as ``***``, also when it does not parse."""
-    try:
-        return make_url(url).render_as_string(hide_password=True)
-    except (ArgumentError, ValueError):
-        if "://" not in url:
-            return "<unparsable store URL>"
-        return _USERINFO_PASSWORD.sub(r"\g<head>***", url)
+    """``url`` with its password shown as ``***``, in every form (see :mod:`.redaction`)."""
+    return redact_url(url)
+
+
+def _encode_userinfo(url: str) -> str:
+    """``scheme://user:pass@word@host/…`` → the userinfo percent-encoded (idempotent)."""
+    scheme_end = url.find("://")
+    if scheme_end < 0:
+        return url
+    rest = url[scheme_end + 3 :]
+    netloc_end = next((i for i, c in enumerate(rest) if c in "/?#"), len(rest))
+    userinfo, at, hostport = rest[:netloc_end].rpartition("@")
+    if not at or "@" not in userinfo:
+        return url
+    user, colon, password = userinfo.partition(":")
+    encoded = quote(unquote(user), safe="")
+    if colon:
+        encoded += ":" + quote(unquote(password), safe="")
+    return f"{url[: scheme_end + 3]}{encoded}@{hostport}{rest[netloc_end:]}"
+
+
+def _port_text(url: str) -> str:
+    match = re.search(r"@[^/?#:]*:([^/?#]*)", url) or re.search(r"://[^/?#:@]*:([^/?#@]*)", url)
+    return match.group(1) if match else ""
+
+
+def _check_sqlite(parsed: URL, shown: str) -> None:
+    for field in ("username", "password", "host", "port"):
+        if getattr(parsed, field):
+            raise StoreError(
+                f"store URL {shown!r}: field '{'host' if field == 'port' else field}': a SQLite "
+                "store is a file (sqlite:///relative/path.db or sqlite:////absolute/path.db), "
+                "with no user, password or host"
+            )
+    if not parsed.database or parsed.database == ":memory:":
+        raise StoreError(
+            f"store URL {shown!r}: field 'path': an in-memory SQLite store is not shared between "
+            "processes; give a file"
+        )
+
+
+def _require_file(url: str) -> None:
+    parsed = make_url(url)
+    if parsed.get_backend_name() != "sqlite":
+        return
+    path = Path(parsed.database or "")
+    if not path.is_file():
+        raise StoreError(
+            f"store {redact(url)}: field 'path': no store at {str(path)!r}; check the path, or "
+            f"{UPGRADE_HINT} to create one"
+        )
 
 
 @contextmanager
@@ -165,13 +250,50 @@ def schema_revision(store: Store) -> str | None:
         return conn.execute(text("SELECT version_num FROM alembic_version")).scalar()
 
 
+def driver_message(exc: BaseException) -> str:
+    """A database error as one line: the driver's own message (SQLAlchemy's wrapper adds SQL
+    and a link), scrubbed of passwords."""
+    orig = getattr(exc, "orig", None)
+    shown = orig if isinstance(orig, BaseException) else exc
+    return " ".join(scrub(str(shown) or type(shown).__name__).split())
+
+
+def require_current(store: Store) -> None:
+    """Refuse a store that is empty or not at :data:`SCHEMA_REVISION` (read paths never migrate)."""
+    try:
+        revision = schema_revision(store)
+    except Exception as exc:
+        raise StoreError(f"cannot open store {store.display_url}: {driver_message(exc)}") from exc
+    if revision == SCHEMA_REVISION:
+        return
+    if revision is None:
+        raise StoreError(
+            f"store {store.display_url}: field 'schema': no Arklow store there (an empty "
+            f"database); {UPGRADE_HINT} to create one"
+        )
+    if revision in known_revisions():
+        raise StoreError(
+            f"store {store.display_url}: field 'schema': revision {revision} is older than this "
+            f"arklow's {SCHEMA_REVISION}; {UPGRADE_HINT} to migrate it"
+        )
+    raise StoreError(
+        f"store {store.display_url}: field 'schema': revision {revision!r} is unknown to this "
+        f"arklow (newest known {SCHEMA_REVISION}); a newer arklow wrote it: upgrade arklow"
+    )
+
+
+def known_revisions() -> frozenset[str]:
+    """The revisions shipped with the package (file names ``NNNN_title.py``)."""
+    return frozenset(p.name.split("_", 1)[0] for p in (MIGRATIONS / "versions").glob("[0-9]*.py"))
+
+
 def migrate(store: Store) -> None:
     """Upgrade the schema to the newest Alembic revision shipped with the package."""
     try:
         if schema_revision(store) == SCHEMA_REVISION:
             return
     except Exception as exc:
-        raise StoreError(f"cannot open store {store.display_url}: {exc}") from exc
+        raise StoreError(f"cannot open store {store.display_url}: {driver_message(exc)}") from exc
     from alembic import command
     from alembic.config import Config
 
@@ -184,20 +306,27 @@ def migrate(store: Store) -> None:
             config.attributes["connection"] = conn
             command.upgrade(config, "head")
     except Exception as exc:
-        raise StoreError(f"cannot open store {store.display_url}: {exc}") from exc
+        raise StoreError(
+            f"cannot migrate store {store.display_url}: {driver_message(exc)}"
+        ) from exc
 
 
-def _create_engine(url: str) -> Engine:
+def _create_engine(url: str, read_only: bool) -> Engine:
     parsed = make_url(url)
-    if parsed.get_backend_name() == "postgresql":
-        return create_engine(url, pool_pre_ping=True, pool_size=5, max_overflow=5)
-    database = parsed.database
-    if not database or database == ":memory:":
-        raise StoreError("an in-memory SQLite store is not shared between processes; use a file")
-    Path(database).parent.mkdir(parents=True, exist_ok=True)
-    engine = create_engine(url, connect_args={"timeout": 60, "check_same_thread": False})
-    event.listen(engine, "connect", _sqlite_connect)
-    event.listen(engine, "begin", _sqlite_begin)
+    try:
+        if parsed.get_backend_name() == "postgresql":
+            options = {"options": "-c default_transaction_read_only=on"} if read_only else {}
+            return create_engine(
+                url, pool_pre_ping=True, pool_size=5, max_overflow=5, connect_args=options
+            )
+        database = parsed.database or ""
+        if not read_only:
+            Path(database).parent.mkdir(parents=True, exist_ok=True)
+        engine = create_engine(url, connect_args={"timeout": 60, "check_same_thread": False})
+    except (OSError, ArgumentError, ImportError) as exc:
+        raise StoreError(f"cannot open store {redact(url)}: {driver_message(exc)}") from exc
+    event.listen(engine, "connect", _sqlite_read_only if read_only else _sqlite_connect)
+    event.listen(engine, "begin", _sqlite_begin_read if read_only else _sqlite_begin)
     return engine
 
 
@@ -212,6 +341,19 @@ def _sqlite_connect(dbapi_connection: Any, _record: Any) -> None:
     cursor.close()
 
 
+def _sqlite_read_only(dbapi_connection: Any, _record: Any) -> None:
+    # No journal_mode change (that writes the file); query_only makes every write fail.
+    dbapi_connection.isolation_level = None
+    cursor = dbapi_connection.cursor()
+    cursor.execute("PRAGMA busy_timeout = 60000")
+    cursor.execute("PRAGMA query_only = ON")
+    cursor.close()
+
+
 def _sqlite_begin(conn: Connection) -> None:
     readonly = conn.get_execution_options().get(_READONLY, False)
     conn.exec_driver_sql("BEGIN" if readonly else "BEGIN IMMEDIATE")
+
+
+def _sqlite_begin_read(conn: Connection) -> None:
+    conn.exec_driver_sql("BEGIN")
