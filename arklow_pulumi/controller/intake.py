@@ -1,0 +1,112 @@
+"""Validation of one ``POST /v1/demand`` batch: whole batch first, then all or nothing.
+
+Checks run in passes so that the answer does not depend on where a bad item sits and does not leak
+the topology to a caller outside its scope: the shape of every item (422), then every lane against
+the token's scope (403, before anyone learns whether a lane of another destination exists), then
+every lane against the topology and every number (422). The first failing item of the first failing
+pass is named. A lane reported twice in one batch counts once: the last value wins.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+from collections.abc import Collection
+from dataclasses import dataclass
+
+from arklow_pulumi.controller.auth import Scope
+from arklow_pulumi.controller.ports import DemandReport
+
+MAX_BODY_BYTES = 1024 * 1024
+MAX_REPORTS = 10_000
+
+
+@dataclass(eq=False)
+class BatchRefused(Exception):
+    """A refused batch: the HTTP status, a one-line message, and how many reports it held."""
+
+    status: int
+    message: str
+    reports: int = 0
+    item: int | None = None
+    lane: str | None = None
+
+    def __str__(self) -> str:
+        return self.message
+
+
+def decode_batch(body: bytes, max_reports: int = MAX_REPORTS) -> list[object]:
+    """The ``reports`` list of a request body (400 when not JSON, 422 when not that shape)."""
+    try:
+        doc = json.loads(body)
+    except (UnicodeDecodeError, json.JSONDecodeError) as exc:
+        raise BatchRefused(400, f"body is not JSON: {_json_problem(exc)}") from None
+    if not isinstance(doc, dict) or "reports" not in doc:
+        raise BatchRefused(422, 'body must be an object {"reports": [{"lane", "demand"}, ...]}')
+    extra = sorted(str(k) for k in doc if k != "reports")
+    if extra:
+        raise BatchRefused(422, f"body: unknown field {extra[0]!r} (expected only reports)")
+    items = doc["reports"]
+    if not isinstance(items, list):
+        raise BatchRefused(422, "body: field 'reports' must be a list")
+    if len(items) > max_reports:
+        raise BatchRefused(
+            413, f"batch of {len(items)} reports is over the limit of {max_reports}", len(items)
+        )
+    return items
+
+
+def validate_batch(
+    items: list[object], scope: Scope, known: Collection[str], token_name: str | None
+) -> list[DemandReport]:
+    """The batch as reports (deduplicated, last value wins) or :class:`BatchRefused`."""
+    n = len(items)
+    pairs = [_shape(i, item, n) for i, item in enumerate(items)]
+    for i, (lane, _) in enumerate(pairs):
+        if not scope.may_report_lane(lane):
+            who = f"token {token_name!r} ({scope})" if token_name else f"scope {scope}"
+            raise BatchRefused(
+                403, f"reports[{i}]: lane {lane!r} is outside the scope of {who}", n, i, lane
+            )
+    for i, (lane, demand) in enumerate(pairs):
+        if lane not in known:
+            raise BatchRefused(
+                422, f"reports[{i}]: lane {lane!r} is not in the topology", n, i, lane
+            )
+        if not (math.isfinite(demand) and demand >= 0):
+            raise BatchRefused(
+                422,
+                f"reports[{i}]: demand of lane {lane!r} must be a finite number >= 0"
+                f" (got {demand})",
+                n,
+                i,
+                lane,
+            )
+    last = dict(pairs)
+    return [DemandReport(lane, demand) for lane, demand in last.items()]
+
+
+def _shape(i: int, item: object, n: int) -> tuple[str, float]:
+    if not isinstance(item, dict):
+        raise BatchRefused(422, f'reports[{i}]: must be an object {{"lane", "demand"}}', n, i)
+    lane = item.get("lane")
+    if not isinstance(lane, str) or lane.count("/") != 1 or "" in lane.split("/"):
+        raise BatchRefused(422, f"reports[{i}]: field 'lane' must be '<destination>/<lane>'", n, i)
+    extra = sorted(str(k) for k in item if k not in ("lane", "demand"))
+    if extra:
+        raise BatchRefused(422, f"reports[{i}]: unknown field {extra[0]!r}", n, i, lane)
+    demand = item.get("demand")
+    if isinstance(demand, bool) or not isinstance(demand, (int, float)):
+        raise BatchRefused(
+            422, f"reports[{i}]: field 'demand' of lane {lane!r} must be a number", n, i, lane
+        )
+    try:
+        return lane, float(demand)
+    except OverflowError:  # an integer too large for a float
+        return lane, math.inf
+
+
+def _json_problem(exc: Exception) -> str:
+    if isinstance(exc, json.JSONDecodeError):
+        return f"{exc.msg} at line {exc.lineno}, column {exc.colno}"
+    return "not UTF-8"
