@@ -1,11 +1,26 @@
 """Entry point of ``arklow``. Command groups live in their own modules and load on first use, so
-``arklow allocate`` does not pay for importing cloud SDKs or Pulumi."""
+``arklow allocate`` does not pay for importing cloud SDKs or Pulumi.
+
+Every failure ends here as one line on stderr, ``error: <what>: <why>``, with nothing on stdout,
+no traceback and no chained exception text, scrubbed of passwords
+(:func:`arklow_pulumi.redaction.scrub`):
+
+- exit 2: the input or the environment is wrong and the user can fix it: an
+  :class:`~arklow_pulumi.core.errors.ArklowError` (bad input, a refused rule, a store or cloud
+  error), a click usage error (unknown command or option, a bad value), input nested too deeply
+  (``RecursionError``), a file that cannot be read or decoded (``OSError``, ``UnicodeError``);
+- exit 1: anything else is a bug in arklow, reported as ``error: internal error (<type>): <text>``
+  so it can be quoted in a report; set ``ARKLOW_DEBUG=1`` to see its traceback instead;
+- exit 130 on Ctrl-C, and a quiet exit 1 when stdout is closed early (``arklow ... | head``).
+"""
 
 from __future__ import annotations
 
 import importlib
 import importlib.util
+import os
 import sys
+from typing import NoReturn
 
 import click
 
@@ -16,10 +31,14 @@ COMMANDS: dict[str, str] = {
     "allocate": "arklow_pulumi.cli.allocate:allocate",
     "validate": "arklow_pulumi.cli.allocate:validate",
     "topology": "arklow_pulumi.cli.topology:topology",
+    "store": "arklow_pulumi.cli.store:store",
     "supply": "arklow_pulumi.cli.supply:supply",
     "dev": "arklow_pulumi.cli.dev:dev",
     "controller": "arklow_pulumi.cli.controller:controller",
 }
+USAGE = 2
+INTERNAL = 1
+INTERRUPTED = 130
 
 
 class LazyGroup(click.Group):
@@ -46,14 +65,57 @@ def cli() -> None:
     """Arklow capacity pools: fair allocation, topology and supply."""
 
 
-def fail(message: str, code: int = 2) -> None:
+def one_line(text: str) -> str:
+    """``text`` on one line, scrubbed of passwords: line breaks and tabs become spaces, other
+    control characters are escaped (a name holding one cannot break the line)."""
+    from arklow_pulumi.redaction import scrub
+
+    flat = " ".join(scrub(text).split())
+    return "".join(c if c.isprintable() else repr(c)[1:-1] for c in flat)
+
+
+def fail(message: str, code: int = USAGE) -> NoReturn:
     """One line on stderr, nothing on stdout, a non-zero exit."""
-    click.echo(f"error: {message}", err=True)
+    click.echo(f"error: {one_line(message)}", err=True)
     sys.exit(code)
 
 
-def main() -> None:
+def describe_usage_error(exc: click.ClickException) -> str:
+    """A click usage error as ``<command path>: <message>`` (the message names the option)."""
+    ctx = getattr(exc, "ctx", None)
+    where = ctx.command_path if ctx is not None else "arklow"
+    return f"{where}: {exc.format_message()}"
+
+
+def main() -> NoReturn:
     try:
-        cli(standalone_mode=True)
+        code = cli.main(standalone_mode=False)
+    except click.exceptions.Exit as exc:
+        sys.exit(exc.exit_code)
+    except click.ClickException as exc:  # usage errors and click.BadParameter from callbacks
+        fail(describe_usage_error(exc))
+    except (click.Abort, KeyboardInterrupt):
+        fail("interrupted", INTERRUPTED)
     except ArklowError as exc:
         fail(str(exc))
+    except RecursionError:
+        fail("input: nested too deeply to read")
+    except UnicodeError as exc:
+        fail(f"input: not readable as text: {exc}")
+    except BrokenPipeError:
+        _silence_stdout()
+        sys.exit(INTERNAL)
+    except OSError as exc:
+        where = f"{exc.filename}: " if exc.filename else ""
+        fail(f"{where}{exc.strerror or exc}")
+    except Exception as exc:
+        if os.environ.get("ARKLOW_DEBUG"):
+            raise
+        fail(f"internal error ({type(exc).__name__}): {exc}", INTERNAL)
+    sys.exit(code if isinstance(code, int) else 0)
+
+
+def _silence_stdout() -> None:
+    """The reader went away: point stdout at /dev/null so flushing it at exit raises nothing."""
+    devnull = os.open(os.devnull, os.O_WRONLY)
+    os.dup2(devnull, sys.stdout.fileno())

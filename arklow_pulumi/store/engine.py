@@ -250,6 +250,22 @@ def schema_revision(store: Store) -> str | None:
         return conn.execute(text("SELECT version_num FROM alembic_version")).scalar()
 
 
+def peek_revision(url: str) -> str | None:
+    """The schema revision of the store at ``url`` (None: no store, or an empty database), read on
+    a read-only connection of its own: creates, migrates and caches nothing."""
+    url = normalize_url(url)
+    parsed = make_url(url)
+    if parsed.get_backend_name() == "sqlite" and not Path(parsed.database or "").is_file():
+        return None
+    store = Store(url=url, engine=_create_engine(url, read_only=True), read_only=True)
+    try:
+        return schema_revision(store)
+    except Exception as exc:
+        raise StoreError(f"cannot open store {store.display_url}: {driver_message(exc)}") from exc
+    finally:
+        store.engine.dispose()
+
+
 def driver_message(exc: BaseException) -> str:
     """A database error as one line: the driver's own message (SQLAlchemy's wrapper adds SQL
     and a link), scrubbed of passwords."""
