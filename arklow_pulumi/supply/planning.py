@@ -13,11 +13,18 @@ whatever the cloud API would accept (moto, for one, accepts any desired capacity
 - An autoscaled MIG is changed by setting its window's min to ``replicas`` and keeping its max:
   the autoscaler keeps acting above the decided floor, and the window is never widened upwards.
   It is unchanged when the window's min already equals ``replicas``.
+
+:func:`plan_pass` plans a whole reconcile pass the same way: one :class:`PassPlan` saying, per
+group, the write to make, that none is needed, or why it is refused.
 """
 
 from __future__ import annotations
 
-from arklow_pulumi.supply.errors import OutOfBounds, PolicyConflict
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+
+from arklow_pulumi.core.topology import GroupRef, ScaleTarget
+from arklow_pulumi.supply.errors import GroupNotFound, OutOfBounds, PolicyConflict, SupplyError
 from arklow_pulumi.supply.groups import GroupState, Method, Plan, ReplicaLimits
 
 
@@ -83,3 +90,46 @@ def _warnings(state: GroupState, replicas: int) -> tuple[str, ...]:
     if state.scale_in_protected and replicas < state.in_service:
         out.append("instances are protected from scale-in: the group may not shrink")
     return tuple(out)
+
+
+@dataclass(frozen=True, slots=True)
+class PassPlan:
+    """What one reconcile pass would do: a write per group in ``changes``, nothing for the
+    groups in ``unchanged``, and a refusal (missing group, out of bounds, policy conflict) for
+    the groups in ``refused``."""
+
+    changes: Mapping[GroupRef, Plan] = field(default_factory=dict)
+    unchanged: tuple[GroupRef, ...] = ()
+    refused: Mapping[GroupRef, SupplyError] = field(default_factory=dict)
+
+
+def plan_pass(
+    states: Mapping[GroupRef, GroupState],
+    decisions: Mapping[GroupRef, int],
+    targets: Mapping[GroupRef, ScaleTarget] | None = None,
+) -> PassPlan:
+    """Plan every group of ``decisions`` against its described state (absent: not found).
+    ``targets`` adds each group's bounds and ``override_policies``."""
+    changes: dict[GroupRef, Plan] = {}
+    unchanged: list[GroupRef] = []
+    refused: dict[GroupRef, SupplyError] = {}
+    for ref, replicas in decisions.items():
+        state = states.get(ref)
+        if state is None:
+            refused[ref] = GroupNotFound(ref)
+            continue
+        if not needs_change(state, replicas):
+            unchanged.append(ref)
+            continue
+        target = (targets or {}).get(ref)
+        limits = ReplicaLimits.of(target) if target else None
+        try:
+            plan = plan_change(state, replicas, limits, bool(target and target.override_policies))
+        except SupplyError as exc:
+            refused[ref] = exc
+            continue
+        if plan.method == "unchanged":
+            unchanged.append(ref)
+        else:
+            changes[ref] = plan
+    return PassPlan(changes, tuple(unchanged), refused)

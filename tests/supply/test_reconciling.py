@@ -17,6 +17,7 @@ from arklow_pulumi.supply import (
     PolicyConflict,
     ReplicaLimits,
     RetryPolicy,
+    SupplyRouter,
     reconcile_pass,
     supply_for,
     verify_target,
@@ -49,13 +50,17 @@ def test_pass_over_asgs_batches_describes_and_writes_only_differences(asg: Any) 
     supply = AwsAsgSupply(REGION)
     calls = count_calls(supply._client(REGION))
     decisions = {asg_ref(f"g{k:03d}"): (2 if k < 10 else 1) for k in range(150)}
-    report = reconcile_pass(supply, decisions)
+    router = SupplyRouter.of(supply)
+    report = reconcile_pass(router, decisions)
     assert report.converged and len(report.changed) == 10 and len(report.unchanged) == 140
-    assert calls["DescribeAutoScalingGroups"] == 2
-    assert calls["SetDesiredCapacity"] == 10
+    # 2 batches of 100 for all, then 1 with policies for the 10 about to change
+    assert calls["DescribeAutoScalingGroups"] == 3
+    assert calls["DescribePolicies"] == calls["DescribeScheduledActions"] == 1
+    assert calls["SetDesiredCapacity"] == 10 == report.set_calls
     calls.clear()
-    steady = reconcile_pass(supply, decisions)
+    steady = reconcile_pass(router, decisions)
     assert dict(calls) == {"DescribeAutoScalingGroups": 2} and not steady.changed
+    assert steady.set_calls == 0
 
 
 def test_pass_never_writes_outside_bounds(asg: Any) -> None:
@@ -65,7 +70,7 @@ def test_pass_never_writes_outside_bounds(asg: Any) -> None:
     calls = count_calls(supply._client(REGION))
     decisions = {asg_ref("a"): 9, asg_ref("b"): 4}
     targets = {asg_ref("b"): target(asg_ref("b"), 1, 3)}
-    report = reconcile_pass(supply, decisions, targets=targets)
+    report = reconcile_pass(SupplyRouter.of(supply), decisions, targets=targets)
     assert isinstance(report.failed[asg_ref("a")], OutOfBounds)
     assert isinstance(report.failed[asg_ref("b")], OutOfBounds)
     assert calls["SetDesiredCapacity"] == 0
@@ -80,11 +85,11 @@ def test_pass_leaves_groups_with_policies_alone_unless_overridden(asg: Any) -> N
         AdjustmentType="ChangeInCapacity",
         ScalingAdjustment=1,
     )
-    supply = AwsAsgSupply(REGION)
-    report = reconcile_pass(supply, {asg_ref("a"): 3})
+    router = SupplyRouter.of(AwsAsgSupply(REGION))
+    report = reconcile_pass(router, {asg_ref("a"): 3})
     assert isinstance(report.failed[asg_ref("a")], PolicyConflict)
     report = reconcile_pass(
-        supply, {asg_ref("a"): 3}, targets={asg_ref("a"): target(asg_ref("a"), 1, 5, True)}
+        router, {asg_ref("a"): 3}, targets={asg_ref("a"): target(asg_ref("a"), 1, 5, True)}
     )
     assert report.changed[asg_ref("a")].desired == 3
 
@@ -95,7 +100,7 @@ def test_pass_over_migs_uses_aggregated_listing(compute: ComputeServer) -> None:
     supply = GcpMigSupply(compute.url)
     decisions = {mig_ref(f"m{k:02d}"): 1 for k in range(30)}
     compute.reset_calls()
-    report = reconcile_pass(supply, decisions)
+    report = reconcile_pass(SupplyRouter.of(supply), decisions)
     assert report.converged and not report.changed
     assert compute.call_report()["by_route"] == {"GET aggregated/instanceGroupManagers": 1}
 
@@ -110,7 +115,7 @@ def test_pass_converges_under_injected_errors_without_duplicate_resizes(
     decisions = {mig_ref(f"m{k:02d}"): 1 + k % 4 for k in range(30)}
     targets = {r: target(r, 1, 4) for r in decisions}
     for _ in range(3):
-        if reconcile_pass(supply, decisions, targets=targets).converged:
+        if reconcile_pass(SupplyRouter.of(supply), decisions, targets=targets).converged:
             break
     compute.set_faults({})
     states = supply.describe(list(decisions))
@@ -157,8 +162,8 @@ def test_in_memory_matches_gcp(compute: ComputeServer) -> None:
 def test_in_memory_pass_and_pickling() -> None:
     refs = [GroupRef("aws_asg", f"g{k}", region=REGION) for k in range(5)]
     memory = InMemorySupply([GroupState(r, 1, 1, min=0, max=3) for r in refs])
-    report = reconcile_pass(memory, dict.fromkeys(refs, 2))
-    assert len(report.changed) == 5 and memory.calls == {"describe": 1, "detail": 5, "write": 5}
+    report = reconcile_pass(SupplyRouter.of(memory), dict.fromkeys(refs, 2))
+    assert len(report.changed) == 5 and memory.calls == {"describe": 2, "write": 5}
     copy = dill.loads(dill.dumps(memory))
     assert copy.describe(refs)[refs[0]].desired == 2
 
