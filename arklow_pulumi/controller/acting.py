@@ -16,10 +16,10 @@ from typing import Literal
 
 from arklow_pulumi.core.deciding import TargetDecision, TargetId
 from arklow_pulumi.core.topology import ScaleTarget
-from arklow_pulumi.supply.contract import Supply
 from arklow_pulumi.supply.errors import SupplyError
 from arklow_pulumi.supply.groups import GroupState, Plan, ReplicaLimits, SetResult
 from arklow_pulumi.supply.planning import needs_change, plan_change
+from arklow_pulumi.supply.routing import SupplyRouter
 
 MAX_PARALLEL = 8
 
@@ -82,7 +82,7 @@ def describe_plan(changes: Sequence[Change]) -> list[str]:
     return lines
 
 
-def apply_changes(supply: Supply, changes: Sequence[Change]) -> ActReport:
+def apply_changes(supply: SupplyRouter, changes: Sequence[Change]) -> ActReport:
     if not changes:
         return ActReport()
     with ThreadPoolExecutor(max_workers=min(MAX_PARALLEL, len(changes))) as pool:
@@ -92,7 +92,7 @@ def apply_changes(supply: Supply, changes: Sequence[Change]) -> ActReport:
     return ActReport(done, failed)
 
 
-def _apply(supply: Supply, change: Change) -> SetResult | SupplyError:
+def _apply(supply: SupplyRouter, change: Change) -> SetResult | SupplyError:
     try:
         return supply.set_desired(
             change.state.ref,

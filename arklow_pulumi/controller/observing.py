@@ -3,14 +3,16 @@
 - **Topology** from the store (one read transaction).
 - **Demand**: each lane's latest report, if it is fresher than the TTL; a lane whose report is
   older is *stale*: demand 0 for the decision, its raw value kept for publishing.
-- **Supply**: every scale target's group in one ``describe`` call on the supply (the router
-  batches per kind, region and project). A group's ``current`` for the scale policy is the size
-  it was asked for (``desired``): replicas launched but not yet in service are *pending*, never
-  capacity, so they are never requested twice; in-service replicas beyond ``desired`` are on
-  their way out and are not counted as capacity either.
+- **Supply**: every scale target's group in one describe through the
+  :class:`~arklow_pulumi.supply.routing.SupplyRouter` (partitions per kind and region or project,
+  in parallel; each binding batches: ⌈N/100⌉ calls for N ASGs of a region). A group's
+  ``current`` for the scale policy is the size it was asked for (``desired``): replicas
+  launched but not yet in service are *pending*, never capacity, so they are never requested
+  twice; in-service replicas beyond ``desired`` are on their way out and are not counted as
+  capacity either.
 
-A failed describe is not fatal: the targets keep their last observation (or the topology's
-``replicas``) for the decision and nothing is acted on for them.
+A failed partition is not fatal: its targets keep their last observation (or the topology's
+``replicas``) for the decision and nothing is acted on for them; the others go on.
 """
 
 from __future__ import annotations
@@ -20,9 +22,9 @@ from dataclasses import dataclass, field
 
 from arklow_pulumi.core.deciding import Observed, TargetId
 from arklow_pulumi.core.topology import GroupRef, ScaleTarget, Topology
-from arklow_pulumi.supply.contract import Supply
 from arklow_pulumi.supply.errors import GroupNotFound, SupplyError
 from arklow_pulumi.supply.groups import GroupState
+from arklow_pulumi.supply.routing import SupplyRouter
 
 
 @dataclass(frozen=True, slots=True)
@@ -63,31 +65,26 @@ def observed_of(state: GroupState) -> Observed:
 
 
 def describe_targets(
-    supply: Supply,
+    supply: SupplyRouter,
     targets: Mapping[TargetId, ScaleTarget],
     fallback: Mapping[TargetId, Observed],
 ) -> tuple[dict[TargetId, GroupState], dict[TargetId, Observed], dict[TargetId, SupplyError], bool]:
-    """(described groups, observations, errors, whether the supply answered)."""
+    """(described groups, observations, errors, whether every partition answered)."""
     refs: list[GroupRef] = sorted({t.group for t in targets.values()})
+    described = supply.describe_partial(refs, detail=False)
     groups: dict[TargetId, GroupState] = {}
     errors: dict[TargetId, SupplyError] = {}
-    read = True
-    try:
-        states = supply.describe(refs, detail=False) if refs else {}
-    except SupplyError as exc:
-        states, read = {}, False
-        errors = dict.fromkeys(targets, exc)
     for tid, target in targets.items():
-        state = states.get(target.group)
+        state = described.found.get(target.group)
         if state is not None:
             groups[tid] = state
-        elif read:
-            errors[tid] = GroupNotFound(target.group)
+        else:
+            errors[tid] = described.failed.get(target.group) or GroupNotFound(target.group)
     observed = {
         tid: observed_of(groups[tid]) if tid in groups else _fallback(tid, target, fallback)
         for tid, target in targets.items()
     }
-    return groups, observed, errors, read
+    return groups, observed, errors, not described.failed
 
 
 def _fallback(tid: TargetId, target: ScaleTarget, last: Mapping[TargetId, Observed]) -> Observed:

@@ -12,7 +12,8 @@ of each lane, and the lease it writes under. A tick:
    prints the plan instead and acts on nothing;
 4. **publishes** (:mod:`.publishing`): the :class:`~.ports.Published` value in memory and, in one
    fenced transaction, in the runtime store with the demand history, the recommendations and the
-   observed/desired replicas (a dry run writes none of this: it changes nothing anywhere).
+   observed/desired replicas. A dry run publishes too (it is a controller that does not resize);
+   :meth:`Controller.plan` (``arklow controller plan``) is the one path that writes nothing.
 
 A tick that takes longer than the interval is reported (log and ``TickObserver``) and the next
 one starts right after it, never two at once (:func:`run_loop`).
@@ -62,7 +63,7 @@ from arklow_pulumi.store.runtime import (
     write_tick,
 )
 from arklow_pulumi.store.service import load_topology
-from arklow_pulumi.supply.contract import Supply
+from arklow_pulumi.supply.routing import SupplyRouter
 
 log = logging.getLogger("arklow.controller")
 
@@ -139,7 +140,7 @@ class Controller:
     def __init__(
         self,
         store: Store,
-        supply: Supply,
+        supply: SupplyRouter,
         lease: Lease | None,
         *,
         settings: TickSettings | None = None,
@@ -288,26 +289,23 @@ class Controller:
     def _publish(self, view: PlanView, report: ActReport) -> None:
         obs, decision, published = view.observation, view.decision, view.published
         memory = self._memory
-        dry = self.settings.dry_run
+        assert self.lease is not None, "a controller writes only under its lease"
         recommendations = [
             (tid.name, obs.at, d.recommended) for tid, d in sorted(decision.targets.items())
         ]
-        demand_rows = [] if dry else history_rows(obs, memory.last_demand, self.settings.keyframe_s)
         targets = self._target_records(obs, decision)
-        if not dry:
-            assert self.lease is not None, "a controller writes only under its lease"
-            record = TickRecord(
-                tick=published.tick,
-                at=obs.at,
-                published=published_document(published),
-                targets=[t for t in targets if memory.written.get(t.target) != t],
-                recommendations=recommendations,
-                demand=demand_rows,
-                history_before=obs.at - self.settings.retention_s,
-                recommendations_before=obs.at - self._window_s(obs.topology),
-            )
-            write_tick(self.store, self.lease, record)
-            memory.written.update({t.target: t for t in targets})
+        record = TickRecord(
+            tick=published.tick,
+            at=obs.at,
+            published=published_document(published),
+            targets=[t for t in targets if memory.written.get(t.target) != t],
+            recommendations=recommendations,
+            demand=history_rows(obs, memory.last_demand, self.settings.keyframe_s),
+            history_before=obs.at - self.settings.retention_s,
+            recommendations_before=obs.at - self._window_s(obs.topology),
+        )
+        write_tick(self.store, self.lease, record)
+        memory.written.update({t.target: t for t in targets})
         for name, at, replicas in recommendations:
             memory.history.setdefault(name, []).append(Recommendation(at, replicas))
         self._forget_old(obs)
@@ -315,6 +313,8 @@ class Controller:
         memory.tick = published.tick
         memory.observed = dict(obs.observed)
         memory.ready = obs.supply_read
+        if self.observer is not None:
+            self.observer.leadership(True, self.lease.epoch, 0.0)  # write_tick renewed it
 
     def _target_records(self, obs: Observation, decision: Decision) -> list[TargetRecord]:
         records = []

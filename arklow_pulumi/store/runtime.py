@@ -22,7 +22,7 @@ from typing import Any
 from sqlalchemy import Connection, Table, delete, func, insert, select, text, update
 from sqlalchemy.exc import DBAPIError, IntegrityError
 
-from arklow_pulumi.store.engine import Store, StoreError
+from arklow_pulumi.store.engine import Store, StoreError, reading
 from arklow_pulumi.store.runtime_tables import (
     LEASE_NAME,
     ControllerLeaseRow,
@@ -200,10 +200,8 @@ def _check(conn: Connection, lease: Lease) -> None:
 def _transaction(store: Store, readonly: bool = False) -> Iterator[Connection]:
     try:
         if readonly:
-            with store.engine.connect() as conn:
-                conn = conn.execution_options(arklow_readonly=True)
-                with conn.begin():
-                    yield conn
+            with reading(store) as conn:
+                yield conn
         else:
             with store.engine.begin() as conn:
                 yield conn

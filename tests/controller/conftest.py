@@ -6,9 +6,11 @@ from __future__ import annotations
 from collections.abc import Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Literal
 
 import pytest
 
+from arklow_pulumi.controller.ports import Published
 from arklow_pulumi.controller.ticking import Controller, TickSettings
 from arklow_pulumi.core.deciding import TargetId
 from arklow_pulumi.core.topology import Topology
@@ -17,6 +19,7 @@ from arklow_pulumi.store.runtime import Lease, acquire_lease
 from arklow_pulumi.store.snapshots import load_all, write_changes
 from arklow_pulumi.supply.groups import GroupState
 from arklow_pulumi.supply.memory import InMemorySupply
+from arklow_pulumi.supply.routing import SupplyRouter
 
 START = 1_800_000_000.0
 
@@ -38,6 +41,31 @@ class FakeClock:
     def advance(self, seconds: float) -> None:
         self.now += seconds
         self.mono += seconds
+
+
+@dataclass
+class RecordingObserver:
+    """A :class:`~arklow_pulumi.controller.ports.TickObserver` that keeps what it was told."""
+
+    ticks: list[tuple[int, bool]] = field(default_factory=list)
+    actions: list[tuple[str, str]] = field(default_factory=list)
+    errors: list[tuple[str, str]] = field(default_factory=list)
+    epochs: list[int] = field(default_factory=list)
+
+    def tick_done(self, published: Published, duration_s: float, overran: bool) -> None:
+        self.ticks.append((published.tick, overran))
+
+    def scale_action(self, target: str, direction: Literal["up", "down"]) -> None:
+        self.actions.append((target, direction))
+
+    def supply_error(self, kind: str, code: str) -> None:
+        self.errors.append((kind, code))
+
+    def demand_reports(self, result: str, count: int) -> None:
+        pass
+
+    def leadership(self, leader: bool, epoch: int, renew_age_s: float | None) -> None:
+        self.epochs.append(epoch)
 
 
 @pytest.fixture
@@ -93,7 +121,7 @@ def make_controller(
 ) -> Controller:
     controller = Controller(
         store,
-        supply,
+        SupplyRouter.of(supply),
         lease,
         settings=TickSettings(**settings),  # type: ignore[arg-type]
         clock=clock,

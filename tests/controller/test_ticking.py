@@ -7,14 +7,21 @@ import math
 import pytest
 
 from arklow_pulumi.controller.ports import DemandReport
-from arklow_pulumi.controller.ticking import Controller, run_loop
+from arklow_pulumi.controller.ticking import Controller, TickSettings, run_loop
 from arklow_pulumi.core.topology import GroupRef, Topology
 from arklow_pulumi.store import runtime
 from arklow_pulumi.store.engine import Store
 from arklow_pulumi.store.runtime import Lease, LeaseLost, acquire_lease, history_rows
 from arklow_pulumi.supply.memory import InMemorySupply
 from tests.builders import dest, lane, pool, target, topo
-from tests.controller.conftest import FakeClock, groups_for, make_controller, put_topology, tid
+from tests.controller.conftest import (
+    FakeClock,
+    RecordingObserver,
+    groups_for,
+    make_controller,
+    put_topology,
+    tid,
+)
 
 GPU = tid("shared-gpu", "gpu-workers")
 REF = GroupRef("aws_asg", "gpu-workers")
@@ -150,14 +157,9 @@ def test_an_overrun_is_reported_and_the_next_tick_is_not_stacked(
     topology = shared_gpu()
     put_topology(store, topology)
     supply = SlowSupply(groups_for(topology), clock, delay=25.0)
-    seen: list[tuple[int, bool]] = []
-
-    class Observer:
-        def tick_done(self, published, duration_s, overran):  # type: ignore[no-untyped-def]
-            seen.append((published.tick, overran))
-
+    observer = RecordingObserver()
     controller = make_controller(store, supply, lease, clock)
-    controller.observer = Observer()  # type: ignore[assignment]
+    controller.observer = observer
     delays: list[float] = []
 
     def wait(delay: float) -> bool:
@@ -169,27 +171,39 @@ def test_an_overrun_is_reported_and_the_next_tick_is_not_stacked(
 
     run_loop(controller, wait)
     # Each overrun tick (25 s on a 10 s interval) is followed at once by exactly one tick.
-    assert seen == [(1, True), (2, True), (3, False)]
+    assert observer.ticks == [(1, True), (2, True), (3, False)]
     assert delays == [0.0, 0.0, 8.0]
 
 
-def test_dry_run_prints_the_plan_and_writes_nothing(store: Store, clock: FakeClock) -> None:
+def test_dry_run_prints_the_plan_and_resizes_nothing(setup: Setup) -> None:
+    controller, supply = setup
+    controller.settings = TickSettings(dry_run=True)
+    lines: list[str] = []
+    controller.say = lines.append
+    report(controller, search__batch=40)
+    outcome = controller.tick()
+    assert supply.calls["write"] == 0
+    assert supply.groups[REF].desired == 1
+    assert outcome.plan and lines == [f"tick 1: {line}" for line in outcome.plan]
+    assert "gpu-workers" in lines[0] and "1 -> 5" in lines[0]
+    # It still publishes what it decided (admission is served; the desired count is the plan's).
+    assert outcome.published.pools["shared-gpu"].targets["gpu-workers"].desired == 5
+
+
+def test_plan_writes_nothing_in_the_store_or_the_clouds(store: Store, clock: FakeClock) -> None:
     topology = shared_gpu()
     put_topology(store, topology)
     supply = groups_for(topology)
-    lease = acquire_lease(store, "writer", 15.0, force=True)
-    assert lease is not None
-    writer = make_controller(store, supply, lease, clock)
+    writer = make_controller(store, supply, acquire_lease(store, "w", 15.0, force=True), clock)
     report(writer, search__batch=40)
-    lines: list[str] = []
-    dry = make_controller(store, supply, None, clock, dry_run=True)
-    dry.say = lines.append
-    outcome = dry.tick()
+    before = runtime.read_lease(store)
+    planner = make_controller(store, supply, None, clock)
+    view = planner.plan()
+    assert [c.desired for c in view.changes] == [5]
     assert supply.calls["write"] == 0
-    assert outcome.plan and lines == [f"tick 1: {line}" for line in outcome.plan]
-    assert "gpu-workers" in lines[0] and "1 -> 5" in lines[0]
     assert runtime.load_snapshot(store, 0).published is None
     assert history_rows(store) == 0
+    assert runtime.read_lease(store).epoch == before.epoch
 
 
 def test_demand_history_keeps_changes_and_prunes_old_rows_in_batches(

@@ -1,0 +1,130 @@
+"""``arklow controller run|plan|export-trace``: flags only; the work is in
+:mod:`arklow_pulumi.controller`.
+
+The store is ``--store``, else ``$ARKLOW_STORE``, else ``.arklow/arklow.db`` beside
+``Pulumi.yaml``; clouds are reached as the supply bindings find them (``AWS_ENDPOINT_URL``,
+``ARKLOW_GCP_COMPUTE_ENDPOINT``, credentials from the environment).
+"""
+
+from __future__ import annotations
+
+import csv
+import io
+import json
+import re
+import sys
+from pathlib import Path
+from typing import Any
+
+import click
+
+from arklow_pulumi.core.errors import InvalidInput
+
+_STORE_HELP = "Store URL (default: $ARKLOW_STORE, else .arklow/arklow.db beside Pulumi.yaml)."
+_DURATION = re.compile(r"^\s*(\d+(?:\.\d+)?)\s*([smhdw]?)\s*$")
+_UNIT_S = {"": 1.0, "s": 1.0, "m": 60.0, "h": 3600.0, "d": 86400.0, "w": 604800.0}
+
+
+def _store_option(command: Any) -> Any:
+    return click.option("--store", "store_url", default=None, help=_STORE_HELP)(command)
+
+
+@click.group()
+def controller() -> None:
+    """Run the runtime controller, or look at what it would do and what it saw."""
+
+
+@controller.command()
+@_store_option
+@click.option("--listen", default="127.0.0.1:8470", show_default=True, help="HOST:PORT.")
+@click.option(
+    "--interval",
+    type=click.FloatRange(min=0.1),
+    default=10.0,
+    show_default=True,
+    help="Seconds between ticks.",
+)
+@click.option(
+    "--tokens",
+    "tokens_file",
+    type=click.Path(path_type=Path),
+    default=None,
+    help="Tokens file (YAML). Without it the API listens on loopback only.",
+)
+@click.option("--dry-run", is_flag=True, help="Decide and publish, but resize nothing.")
+def run(
+    store_url: str | None, listen: str, interval: float, tokens_file: Path | None, dry_run: bool
+) -> None:
+    """Read the topology, take demand, publish admission, resize the scale targets."""
+    from arklow_pulumi.controller.running import RunOptions, parse_listen
+    from arklow_pulumi.controller.running import run as run_controller
+    from arklow_pulumi.store_location import resolve_store_url
+
+    host, port = parse_listen(listen)
+    options = RunOptions(resolve_store_url(store_url), host, port, interval, tokens_file, dry_run)
+    sys.exit(run_controller(options))
+
+
+@controller.command()
+@_store_option
+@click.option(
+    "--format", "fmt", type=click.Choice(["json", "table"]), default="table", show_default=True
+)
+def plan(store_url: str | None, fmt: str) -> None:
+    """Print what one tick would do now (allocation, desired per target); change nothing."""
+    from arklow_pulumi.controller.planning import plan_document, plan_now, plan_table
+    from arklow_pulumi.store_location import resolve_store_url
+
+    document = plan_document(plan_now(resolve_store_url(store_url)))
+    click.echo(json.dumps(document, indent=2) if fmt == "json" else plan_table(document))
+
+
+@controller.command(name="export-trace")
+@_store_option
+@click.option(
+    "--since",
+    default="7d",
+    show_default=True,
+    help="How far back: seconds, or a number with s, m, h, d or w.",
+)
+@click.option("--output", type=click.Path(path_type=Path), default=None, help="CSV file.")
+def export_trace(store_url: str | None, since: str, output: Path | None) -> None:
+    """Write the demand history as a trace CSV (time,lane,demand), for simulate and what-if."""
+    import time
+
+    from arklow_pulumi.store.engine import open_store
+    from arklow_pulumi.store.runtime import demand_trace
+    from arklow_pulumi.store_location import resolve_store_url
+
+    window = parse_duration(since)
+    store = open_store(resolve_store_url(store_url), read_only=True)
+    rows = demand_trace(store, time.time() - window)
+    text = trace_csv(rows)
+    if output is None:
+        click.echo(text, nl=False)
+    else:
+        output.write_text(text)
+
+
+def parse_duration(value: str) -> float:
+    found = _DURATION.match(value)
+    if found is None:
+        raise InvalidInput.one(
+            "option --since", "since", f"expected a duration like 7d, 12h or 3600, got {value!r}"
+        )
+    return float(found.group(1)) * _UNIT_S[found.group(2)]
+
+
+def trace_csv(rows: list[tuple[float, str, float]]) -> str:
+    """DESIGN.md "Demand trace": seconds since the trace's first row, sorted by time."""
+    out = io.StringIO()
+    writer = csv.writer(out, lineterminator="\n")
+    writer.writerow(["time", "lane", "demand"])
+    start = rows[0][0] if rows else 0.0
+    for at, lane, demand in rows:
+        writer.writerow([_num(round(at - start, 3)), lane, _num(demand)])
+    return out.getvalue()
+
+
+def _num(value: float) -> str:
+    return str(int(value)) if float(value).is_integer() else repr(float(value))

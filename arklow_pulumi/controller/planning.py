@@ -1,0 +1,82 @@
+"""``arklow controller plan``: what one tick would do now, and nothing else.
+
+The same observe and decide as the running controller (topology, fresh demand reports and the
+scale-down history from the store; groups described through the supply bindings), with no lease,
+no act and no publish: it reads the store and the clouds and writes to neither.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from arklow_pulumi.controller.acting import plan_of
+from arklow_pulumi.controller.documents import lane_document, pool_document
+from arklow_pulumi.controller.ticking import Controller, PlanView
+from arklow_pulumi.supply.errors import SupplyError
+
+
+def plan_now(store_url: str) -> PlanView:
+    from arklow_pulumi.controller.running import supply_router
+    from arklow_pulumi.store.engine import open_store
+
+    controller = Controller(open_store(store_url, read_only=True), supply_router(), None)
+    controller.restore()
+    return controller.plan()
+
+
+def plan_document(view: PlanView) -> dict[str, Any]:
+    published = view.published
+    changes = []
+    for change in view.changes:
+        plan = plan_of(change)
+        entry: dict[str, Any] = {
+            "target": change.target.name,
+            "pool": change.target.pool,
+            "group": str(change.state.ref),
+            "previous": change.state.desired,
+            "desired": change.desired,
+        }
+        if isinstance(plan, SupplyError):
+            entry["refused"] = str(plan)
+        else:
+            entry["method"] = plan.method
+        changes.append(entry)
+    return {
+        "time": published.time.isoformat(),
+        "lanes": {key: lane_document(lane) for key, lane in published.lanes.items()},
+        "pools": {name: pool_document(pool) for name, pool in published.pools.items()},
+        "changes": changes,
+        "supply_errors": {
+            str(tid): str(error) for tid, error in sorted(view.observation.errors.items())
+        },
+    }
+
+
+def plan_table(document: dict[str, Any]) -> str:
+    lines = ["pool  target  in_service  pending  desired  [min, max]"]
+    for name, pool in sorted(document["pools"].items()):
+        for target, t in sorted(pool["targets"].items()):
+            lines.append(
+                f"{name}  {target}  {t['in_service']}  {t['pending']}  {t['desired']}  "
+                f"[{t['min']}, {t['max']}]"
+            )
+    lines.append("")
+    lines.append("lane  demand  allocation  held  admission")
+    for key, lane in sorted(document["lanes"].items()):
+        stale = "  (stale)" if lane["stale"] else ""
+        lines.append(
+            f"{key}  {lane['demand']:g}  {lane['allocation']:g}  {lane['held']:g}  "
+            f"{lane['admission']:g}{stale}"
+        )
+    lines.append("")
+    if not document["changes"]:
+        lines.append("no change: every group already runs its decided count")
+    for change in document["changes"]:
+        verdict = change.get("refused") or change["method"]
+        lines.append(
+            f"{change['target']} ({change['group']}): {change['previous']} -> "
+            f"{change['desired']} ({verdict})"
+        )
+    for target, error in document["supply_errors"].items():
+        lines.append(f"{target}: {error}")
+    return "\n".join(lines)
