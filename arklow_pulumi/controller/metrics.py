@@ -19,7 +19,14 @@ import time
 from collections.abc import Callable, Iterator
 from typing import Literal
 
-from prometheus_client import CollectorRegistry, Counter, Gauge, Histogram, generate_latest
+from prometheus_client import (
+    CollectorRegistry,
+    Counter,
+    Gauge,
+    Histogram,
+    disable_created_metrics,
+    generate_latest,
+)
 from prometheus_client.core import GaugeMetricFamily
 from prometheus_client.metrics_core import Metric
 from prometheus_client.registry import Collector
@@ -144,6 +151,9 @@ class Metrics:
     """
 
     def __init__(self, clock: Callable[[], float] = time.monotonic) -> None:
+        # ``*_created`` series double every counter and histogram for nothing Prometheus uses;
+        # the switch is process-wide in prometheus-client (one registry per process anyway).
+        disable_created_metrics()
         self.registry = CollectorRegistry()
         self._clock = clock
         self._lock = threading.Lock()

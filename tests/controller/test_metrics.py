@@ -1,0 +1,183 @@
+"""Prometheus metrics of the controller: names and units, values from the published tick, series
+removed with their pool/lane/target, counters, leadership, and a registry of its own."""
+
+from __future__ import annotations
+
+import math
+from datetime import UTC, datetime
+
+import prometheus_client
+from prometheus_client.parser import text_string_to_metric_families
+
+from arklow_pulumi.controller.metrics import Metrics
+from arklow_pulumi.controller.ports import LaneView, PoolView, Published, TargetView
+
+AT = datetime(2026, 11, 30, 4, 0, tzinfo=UTC)
+
+
+def pool(
+    capacity: float = 16.0,
+    pressure: float | None = 1.25,
+    state: str = "constrained",
+    targets: dict[str, TargetView] | None = None,
+) -> PoolView:
+    return PoolView(
+        resource="gpu",
+        capacity=capacity,
+        demand=20.0,
+        pressure=pressure,
+        state=state,  # type: ignore[arg-type]
+        desired_replicas=5,
+        targets=targets if targets is not None else {"asg/gpu-a": TargetView(5, 4, 1, 1, 8)},
+    )
+
+
+def tick(number: int, lanes: dict[str, LaneView], pools: dict[str, PoolView]) -> Published:
+    return Published(tick=number, time=AT, lanes=lanes, pools=pools)
+
+
+def samples(metrics: Metrics) -> dict[tuple[str, tuple[tuple[str, str], ...]], float]:
+    found = {}
+    for family in text_string_to_metric_families(metrics.render().decode()):
+        for s in family.samples:
+            found[(s.name, tuple(sorted(s.labels.items())))] = s.value
+    return found
+
+
+def value(metrics: Metrics, name: str, **labels: str) -> float | None:
+    return samples(metrics).get((name, tuple(sorted(labels.items()))))
+
+
+def names(metrics: Metrics) -> set[str]:
+    return {name for name, _ in samples(metrics)}
+
+
+LANE = LaneView(demand=12.0, allocation=4.0, held=4.0, admission=4.5)
+
+
+def test_gauges_follow_the_published_tick() -> None:
+    metrics = Metrics()
+    metrics.tick_done(tick(3, {"search/batch": LANE}, {"gpu-shared": pool()}), 0.02, False)
+    p = {"pool": "gpu-shared", "resource": "gpu"}
+    lane = {"destination": "search", "lane": "batch"}
+    target = {"pool": "gpu-shared", "target": "asg/gpu-a"}
+    no: dict[str, str] = {}
+    expected = [
+        ("arklow_published_tick", no, 3.0),
+        ("arklow_pool_capacity_units", p, 16.0),
+        ("arklow_pool_demand_units", p, 20.0),
+        ("arklow_pool_pressure_ratio", p, 1.25),
+        ("arklow_pool_desired_replicas", p, 5.0),
+        ("arklow_pool_state", {**p, "state": "constrained"}, 1.0),
+        ("arklow_pool_state", {**p, "state": "steady"}, 0.0),
+        ("arklow_pool_state", {**p, "state": "idle"}, 0.0),
+        ("arklow_lane_demand_units", lane, 12.0),
+        ("arklow_lane_allocation_units", lane, 4.0),
+        ("arklow_lane_admission_units", lane, 4.5),
+        ("arklow_lane_held_units", lane, 4.0),
+        ("arklow_lane_report_stale", lane, 0.0),
+        ("arklow_target_desired_replicas", target, 5.0),
+        ("arklow_target_in_service_replicas", target, 4.0),
+        ("arklow_target_pending_replicas", target, 1.0),
+        ("arklow_target_min_replicas", target, 1.0),
+        ("arklow_target_max_replicas", target, 8.0),
+        ("arklow_tick_duration_seconds_count", no, 1.0),
+        ("arklow_tick_duration_seconds_sum", no, 0.02),
+    ]
+    for name, labels, want in expected:
+        assert value(metrics, name, **labels) == want, name
+    assert value(metrics, "arklow_published_tick_timestamp_seconds") == AT.timestamp()
+
+
+def test_nothing_per_pool_before_the_first_tick() -> None:
+    metrics = Metrics()
+    assert not any(
+        n.startswith(("arklow_pool_", "arklow_lane_", "arklow_target_")) for n in names(metrics)
+    )
+
+
+def test_series_of_removed_pools_lanes_and_targets_disappear() -> None:
+    metrics = Metrics()
+    lanes = {"search/batch": LANE, "ads/serve": LANE}
+    pools = {"gpu-shared": pool(), "cpu": pool(targets={"mig/cpu": TargetView(1, 1, 0, 1, 2)})}
+    metrics.tick_done(tick(1, lanes, pools), 0.01, False)
+    metrics.scale_action("mig/cpu", "up")
+    metrics.scale_action("asg/gpu-a", "down")
+    assert value(metrics, "arklow_scale_actions_total", target="mig/cpu", direction="up") == 1.0
+    metrics.tick_done(tick(2, {"search/batch": LANE}, {"gpu-shared": pool()}), 0.01, False)
+    text = metrics.render().decode()
+    assert 'destination="ads"' not in text and "mig/cpu" not in text and 'pool="cpu"' not in text
+    assert value(metrics, "arklow_scale_actions_total", target="asg/gpu-a", direction="down") == 1.0
+    assert value(metrics, "arklow_lane_admission_units", destination="search", lane="batch") == 4.5
+
+
+def test_pressure_with_no_capacity_is_infinite() -> None:
+    metrics = Metrics()
+    metrics.tick_done(tick(1, {}, {"p": pool(capacity=0.0, pressure=None)}), 0.01, False)
+    assert value(metrics, "arklow_pool_pressure_ratio", pool="p", resource="gpu") == math.inf
+
+
+def test_counters() -> None:
+    metrics = Metrics()
+    metrics.tick_done(tick(1, {}, {}), 12.0, True)
+    metrics.tick_done(tick(2, {}, {}), 0.5, False)
+    metrics.supply_error("aws_asg", "Throttling")
+    metrics.supply_error("aws_asg", "Throttling")
+    metrics.supply_error("gcp_mig", "503")
+    metrics.demand_reports("accepted", 100)
+    metrics.demand_reports("expired", 3)
+    assert value(metrics, "arklow_tick_overruns_total") == 1.0
+    assert value(metrics, "arklow_tick_duration_seconds_count") == 2.0
+    assert value(metrics, "arklow_tick_duration_seconds_bucket", le="1.0") == 1.0
+    assert (
+        value(metrics, "arklow_supply_api_errors_total", kind="aws_asg", code="Throttling") == 2.0
+    )
+    assert value(metrics, "arklow_supply_api_errors_total", kind="gcp_mig", code="503") == 1.0
+    assert value(metrics, "arklow_demand_reports_total", result="accepted") == 100.0
+    assert value(metrics, "arklow_demand_reports_total", result="expired") == 3.0
+
+
+def test_leadership_transitions_and_renewal_age() -> None:
+    now = [100.0]
+    metrics = Metrics(clock=lambda: now[0])
+    assert math.isnan(value(metrics, "arklow_leader_last_renewal_age_seconds") or 0.0)
+    assert value(metrics, "arklow_leader_status") == 0.0
+    metrics.leadership(True, 1, 0.5)
+    now[0] = 103.0
+    assert value(metrics, "arklow_leader_status") == 1.0
+    assert value(metrics, "arklow_leader_epoch") == 1.0
+    assert value(metrics, "arklow_leader_last_renewal_age_seconds") == 3.5
+    metrics.leadership(True, 1, 0.0)  # renewed: no transition
+    metrics.leadership(False, 2, None)
+    metrics.leadership(True, 3, 0.0)
+    assert value(metrics, "arklow_leader_transitions_total") == 3.0
+    assert value(metrics, "arklow_leader_epoch") == 3.0
+
+
+def test_names_carry_units_and_the_prefix() -> None:
+    metrics = Metrics()
+    metrics.tick_done(tick(1, {"a/b": LANE}, {"p": pool()}), 0.01, False)
+    metrics.scale_action("asg/gpu-a", "up")
+    metrics.supply_error("aws_asg", "x")
+    metrics.demand_reports("accepted", 1)
+    metrics.http_request("/v1/demand", "POST", 200, 0.001)
+    metrics.leadership(True, 1, 0.0)
+    units = ("_units", "_replicas", "_seconds", "_ratio", "_state", "_status", "_stale")
+    plain = {"arklow_published_tick", "arklow_leader_epoch"}
+    families = list(text_string_to_metric_families(metrics.render().decode()))
+    assert len(families) >= 28
+    for family in families:
+        assert family.name.startswith("arklow_"), family.name
+        assert not family.name.endswith("_created"), family.name
+        if family.type == "counter":
+            assert all(s.name == f"{family.name}_total" for s in family.samples), family.name
+        else:
+            assert family.name in plain or family.name.endswith(units), family.name
+
+
+def test_each_instance_has_its_own_registry() -> None:
+    a, b = Metrics(), Metrics()
+    a.demand_reports("accepted", 5)
+    assert value(b, "arklow_demand_reports_total", result="accepted") is None
+    global_names = {f.name for f in prometheus_client.REGISTRY.collect()}
+    assert not any(n.startswith("arklow_") for n in global_names)
