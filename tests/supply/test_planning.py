@@ -92,3 +92,38 @@ def test_in_memory_autoscaled_mig_follows_the_same_plan() -> None:
     with pytest.raises(OutOfBounds):
         memory.set_desired(MIG, 7)
     assert memory.calls["write"] == 1
+
+
+# -- plan_pass ------------------------------------------------------------------------------------
+
+
+def test_plan_pass_sorts_groups_into_writes_nothing_and_refusals() -> None:
+    from arklow_pulumi.core.topology import ScaleTarget
+    from arklow_pulumi.supply import GroupNotFound, PolicyConflict, plan_pass
+
+    def ref(name: str) -> GroupRef:
+        return GroupRef("aws_asg", name, region="us-east-1")
+
+    states = {
+        ref("same"): GroupState(ref("same"), 3, 3, min=0, max=9),
+        ref("up"): GroupState(ref("up"), 3, 3, min=0, max=9),
+        ref("high"): GroupState(ref("high"), 3, 3, min=0, max=9),
+        ref("policy"): GroupState(ref("policy"), 3, 3, min=0, max=9, policies=("tt",)),
+        ref("window"): autoscaled(desired=4, low=2),
+    }
+    decisions = {
+        ref("same"): 3,
+        ref("up"): 5,
+        ref("high"): 7,
+        ref("policy"): 4,
+        ref("gone"): 1,
+        MIG: 2,  # the window's min already is 2
+    }
+    targets = {ref("high"): ScaleTarget("t", ref("high"), 0, 6, 1.0, 3)}
+    plan = plan_pass({**states, MIG: states[ref("window")]}, decisions, targets)
+    assert {r.name: p.desired for r, p in plan.changes.items()} == {"up": 5}
+    assert {r.name for r in plan.unchanged} == {"same", "api"}
+    assert isinstance(plan.refused[ref("high")], OutOfBounds)
+    assert isinstance(plan.refused[ref("policy")], PolicyConflict)
+    assert isinstance(plan.refused[ref("gone")], GroupNotFound)
+    assert InMemorySupply().calls == {}  # planning needs no binding at all

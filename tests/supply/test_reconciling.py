@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import threading
 from typing import Any
 
 import dill
@@ -18,6 +19,7 @@ from arklow_pulumi.supply import (
     ReplicaLimits,
     RetryPolicy,
     SupplyRouter,
+    TemporarySupplyError,
     reconcile_pass,
     supply_for,
     verify_target,
@@ -271,3 +273,100 @@ def test_a_group_without_project_uses_the_configured_one(compute: ComputeServer)
 
     with pytest.raises(PermanentSupplyError, match="project: a GCP project is required"):
         GcpMigSupply(compute.url).describe([ref])
+
+
+# -- the router, dry-run, parallel writes (in memory) ---------------------------------------------
+
+
+class Recording(InMemorySupply):
+    """Records each describe's batch; ``gate`` makes writes wait for each other."""
+
+    def __init__(self, groups: list[GroupState], gate: threading.Barrier | None = None) -> None:
+        super().__init__(groups)
+        self.batches: list[tuple[GroupRef, ...]] = []
+        self.gate = gate
+
+    def describe(self, refs: Any, *, detail: bool = True) -> Any:
+        self.batches.append(tuple(refs))
+        return super().describe(refs, detail=detail)
+
+    def apply(self, plan: Any, current: GroupState) -> Any:
+        if self.gate is not None:
+            self.gate.wait()  # breaks (and fails the test) unless the writes run together
+        return super().apply(plan, current)
+
+
+def regions_and_projects() -> tuple[list[GroupRef], list[GroupRef]]:
+    asgs = [GroupRef("aws_asg", f"a{k}", region=f"r{k % 3}") for k in range(9)]
+    migs = [GroupRef("gcp_mig", f"m{k}", zone="z", project=f"p{k % 2}") for k in range(4)]
+    return asgs, migs
+
+
+def test_router_describes_each_region_and_project_once() -> None:
+    asgs, migs = regions_and_projects()
+    aws = Recording([GroupState(r, 1, 1, min=0, max=5) for r in asgs])
+    gcp = Recording([GroupState(r, 1, 1) for r in migs])
+    router = SupplyRouter({"aws_asg": aws, "gcp_mig": gcp})
+    report = reconcile_pass(router, dict.fromkeys(asgs + migs, 1))
+    assert report.converged and not report.changed and report.set_calls == 0
+    assert sorted({r.region for r in b} for b in aws.batches) == [{"r0"}, {"r1"}, {"r2"}]
+    assert sorted({r.project for r in b} for b in gcp.batches) == [{"p0"}, {"p1"}]
+    assert report.describe_calls == 5 == router.describe_calls
+    assert aws.calls["write"] == gcp.calls["write"] == 0
+
+
+def test_a_failing_partition_does_not_hide_the_others() -> None:
+    asgs, migs = regions_and_projects()
+    aws = InMemorySupply([GroupState(r, 1, 1, min=0, max=5) for r in asgs])
+    gcp = InMemorySupply([GroupState(r, 1, 1) for r in migs])
+    gcp.fail_next = [TemporarySupplyError("503: unavailable")]
+    report = reconcile_pass(SupplyRouter({"aws_asg": aws, "gcp_mig": gcp}, max_workers=1),
+                            dict.fromkeys(asgs + migs, 2))  # fmt: skip
+    failed = {r for r in migs if r.project == "p0"}  # the first project asked fails
+    assert set(report.failed) == failed
+    assert all(isinstance(e, TemporarySupplyError) for e in report.failed.values())
+    assert set(report.changed) == set(asgs) | (set(migs) - failed)
+
+
+def test_dry_run_returns_the_plan_and_writes_nothing() -> None:
+    refs = [GroupRef("aws_asg", f"g{k}", region=REGION) for k in range(4)]
+    memory = InMemorySupply([GroupState(r, 2, 2, min=1, max=5) for r in refs])
+    decisions = {refs[0]: 2, refs[1]: 4, refs[2]: 9, refs[3]: 1}
+    report = reconcile_pass(SupplyRouter.of(memory), decisions, dry_run=True)
+    assert memory.calls["write"] == 0 and report.set_calls == 0 and not report.changed
+    assert report.plan_lines() == [
+        f"set_desired_capacity aws_asg:{REGION}/g1: 2 -> 4",
+        f"refuse aws_asg:{REGION}/g2: " + str(report.failed[refs[2]]),
+        f"set_desired_capacity aws_asg:{REGION}/g3: 2 -> 1",
+    ]
+    assert not report.converged
+    assert {r: s.desired for r, s in memory.describe(refs).items()} == dict.fromkeys(refs, 2)
+
+
+def test_writes_run_in_parallel_across_groups() -> None:
+    refs = [GroupRef("aws_asg", f"g{k}", region=REGION) for k in range(8)]
+    gate = threading.Barrier(4, timeout=30)
+    memory = Recording([GroupState(r, 1, 1, min=0, max=5) for r in refs], gate)
+    report = reconcile_pass(SupplyRouter.of(memory, max_workers=4), dict.fromkeys(refs, 3))
+    assert report.converged and len(report.changed) == 8 and memory.calls["write"] == 8
+
+
+class FailOnce(InMemorySupply):
+    """The first write to ``broken`` fails as a throttled call would."""
+
+    broken = GroupRef("aws_asg", "g2", region=REGION)
+
+    def apply(self, plan: Any, current: GroupState) -> Any:
+        if plan.ref == self.broken and not self.calls["failed"]:
+            self.calls["failed"] += 1
+            raise TemporarySupplyError("throttled", plan.ref)
+        return super().apply(plan, current)
+
+
+def test_one_failing_write_does_not_stop_the_others() -> None:
+    refs = [GroupRef("aws_asg", f"g{k}", region=REGION) for k in range(6)]
+    memory = FailOnce([GroupState(r, 1, 1, min=0, max=5) for r in refs])
+    report = reconcile_pass(SupplyRouter.of(memory, max_workers=1), dict.fromkeys(refs, 4))
+    assert list(report.failed) == [FailOnce.broken] and len(report.changed) == 5
+    again = reconcile_pass(SupplyRouter.of(memory), dict.fromkeys(refs, 4))
+    assert list(again.changed) == [FailOnce.broken] and again.converged
