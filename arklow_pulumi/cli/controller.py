@@ -72,7 +72,7 @@ def run(
 )
 def plan(store_url: str | None, fmt: str) -> None:
     """Print what one tick would do now (allocation, desired per target); change nothing."""
-    from arklow_pulumi.controller.planning import plan_document, plan_now, plan_table
+    from arklow_pulumi.controller.planning import plan_document, plan_now
     from arklow_pulumi.store_location import resolve_store_url
 
     document = plan_document(plan_now(resolve_store_url(store_url)))
@@ -104,6 +104,49 @@ def export_trace(store_url: str | None, since: str, output: Path | None) -> None
         click.echo(text, nl=False)
     else:
         output.write_text(text)
+
+
+def plan_table(document: dict[str, Any]) -> str:
+    from arklow_pulumi.cli.rendering import number, table
+
+    targets = [
+        [
+            name,
+            target,
+            str(t["in_service"]),
+            str(t["pending"]),
+            str(t["desired"]),
+            f"[{t['min']}, {t['max']}]",
+        ]
+        for name, pool in sorted(document["pools"].items())
+        for target, t in sorted(pool["targets"].items())
+    ]
+    lanes = [
+        [
+            key,
+            *(f"{number(lane[f])}" for f in ("demand", "allocation", "held", "admission")),
+            "stale" if lane["stale"] else "",
+        ]
+        for key, lane in sorted(document["lanes"].items())
+    ]
+    lines = table(
+        ["pool", "target", "in service", "pending", "desired", "bounds"], targets, {2, 3, 4}
+    )
+    lines += [
+        "",
+        *table(["lane", "demand", "allocation", "held", "admission", ""], lanes, {1, 2, 3, 4}),
+    ]
+    lines.append("")
+    for change in document["changes"]:
+        verdict = change.get("refused") or change["method"]
+        lines.append(
+            f"{change['target']} ({change['group']}): {change['previous']} -> "
+            f"{change['desired']}: {verdict}"
+        )
+    if not document["changes"]:
+        lines.append("no change: every group already runs its decided count")
+    lines += [f"{target}: {error}" for target, error in document["supply_errors"].items()]
+    return "\n".join(lines)
 
 
 def parse_duration(value: str) -> float:

@@ -50,33 +50,3 @@ def plan_document(view: PlanView) -> dict[str, Any]:
             str(tid): str(error) for tid, error in sorted(view.observation.errors.items())
         },
     }
-
-
-def plan_table(document: dict[str, Any]) -> str:
-    lines = ["pool  target  in_service  pending  desired  [min, max]"]
-    for name, pool in sorted(document["pools"].items()):
-        for target, t in sorted(pool["targets"].items()):
-            lines.append(
-                f"{name}  {target}  {t['in_service']}  {t['pending']}  {t['desired']}  "
-                f"[{t['min']}, {t['max']}]"
-            )
-    lines.append("")
-    lines.append("lane  demand  allocation  held  admission")
-    for key, lane in sorted(document["lanes"].items()):
-        stale = "  (stale)" if lane["stale"] else ""
-        lines.append(
-            f"{key}  {lane['demand']:g}  {lane['allocation']:g}  {lane['held']:g}  "
-            f"{lane['admission']:g}{stale}"
-        )
-    lines.append("")
-    if not document["changes"]:
-        lines.append("no change: every group already runs its decided count")
-    for change in document["changes"]:
-        verdict = change.get("refused") or change["method"]
-        lines.append(
-            f"{change['target']} ({change['group']}): {change['previous']} -> "
-            f"{change['desired']} ({verdict})"
-        )
-    for target, error in document["supply_errors"].items():
-        lines.append(f"{target}: {error}")
-    return "\n".join(lines)
