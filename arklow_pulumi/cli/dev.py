@@ -2,6 +2,9 @@
 
 from __future__ import annotations
 
+import signal
+import threading
+
 import click
 
 
@@ -45,3 +48,40 @@ def compute_server(
         pass
     finally:
         server.stop()
+
+
+@dev.command(name="clouds")
+@click.option("--host", default="127.0.0.1", show_default=True)
+@click.option("--aws-port", type=click.IntRange(min=0, max=65535), default=0, help="0: any free.")
+@click.option("--gcp-port", type=click.IntRange(min=0, max=65535), default=0, help="0: any free.")
+@click.option("--stack", default="dev", show_default=True, help="Whose groups to create.")
+def clouds(host: str, aws_port: int, gcp_port: int, stack: str) -> None:
+    """Start local AWS (moto) and GCP Compute servers holding the groups STACK's targets name.
+
+    Prints `export ...` lines for a shell, then a `# local clouds ready` line, then serves
+    until Ctrl-C or SIGTERM (the groups live in memory: a restart starts them afresh).
+    """
+    from arklow_pulumi.devservers.clouds import (
+        LocalClouds,
+        describe_groups,
+        export_lines,
+        load_stack,
+        stack_groups,
+    )
+    from arklow_pulumi.store_location import find_project_dir
+
+    topology, autoscaled = load_stack(find_project_dir(), stack)
+    groups = stack_groups(topology, autoscaled)
+    stop = threading.Event()
+    for signum in (signal.SIGINT, signal.SIGTERM):
+        signal.signal(signum, lambda *_: stop.set())
+    with LocalClouds(host, aws_port, gcp_port) as local:
+        local.create(groups)
+        for line in describe_groups(groups):
+            click.echo(line, err=True)
+        for line in export_lines(local.env()):
+            click.echo(line)
+        click.echo("# local clouds ready; Ctrl-C stops them")
+        while not stop.wait(0.5):
+            pass
+    click.echo("local clouds stopped", err=True)

@@ -42,14 +42,35 @@ def test_dev_stack_declares_its_topology() -> None:
         (members,) = settle(declared.pools["shared-gpu"].arklow_name)
         assert members == "shared-gpu"
         settle(*(m.pool for m in declared.memberships.values()))
-    assert set(mocks.of_type("Destination")) == {"search", "summarize", "reports"}
-    assert set(mocks.of_type("Pool")) == {"shared-gpu", "llm-quota"}
+    assert set(mocks.of_type("Destination")) == {
+        "search",
+        "summarize",
+        "reports",
+        "ingest",
+        "transcode",
+    }
+    assert set(mocks.of_type("Pool")) == {
+        "shared-gpu",
+        "llm-quota",
+        "cpu-workers",
+        "video-encoders",
+    }
     memberships = mocks.of_type("PoolMembership")
     assert {n: (i["destination"], i["pool"]) for n, i in memberships.items()} == {
         "shared-gpu:search": ("search", "shared-gpu"),
         "shared-gpu:summarize": ("summarize", "shared-gpu"),
         "llm-quota:summarize": ("summarize", "llm-quota"),
+        "cpu-workers:ingest": ("ingest", "cpu-workers"),
+        "video-encoders:transcode": ("transcode", "video-encoders"),
     }
+    migs = mocks.of_type("ScaleTarget")
+    assert migs["cpu-workers"]["group"] == {
+        "kind": "gcp_mig",
+        "name": "cpu-workers",
+        "project": "arklow-dev",
+        "zone": "us-central1-a",
+    }
+    assert migs["video-encoders"]["group"]["region"] == "europe-west1"
     target = mocks.of_type("ScaleTarget")["gpu-workers"]
     assert target["pool"] == "shared-gpu"
     assert target["group"] == {"kind": "aws_asg", "name": "gpu-workers", "region": "us-east-1"}
