@@ -1,0 +1,273 @@
+"""The controller process end to end: a topology put in the store by a real ``pulumi up``, a real
+``arklow controller run`` subprocess, a moto server (Auto Scaling) and the project's Compute API
+test server (a zonal MIG). Demand posted over HTTP resizes both groups within their bounds; a
+second controller on the same SQLite file refuses to start; after ``kill -9`` a restarted
+controller continues from the store and converges again.
+
+Waits poll the observable state with a generous deadline; nothing asserts on timing.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import signal
+import subprocess
+import time
+import urllib.request
+from collections.abc import Callable, Iterator
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any, TypeVar
+
+import httpx
+import pytest
+
+from tests import aws_moto
+from tests.e2e.pulumi_cli import ARKLOW, MISSING_ENGINE, Stack, engine_available, write_project
+
+pytestmark = pytest.mark.e2e
+
+PROJECT, ZONE = "arklow-test", "us-central1-a"
+ASG_MAX, MIG_MAX = 6, 5
+TOPOLOGY = {
+    "destinations": [
+        {
+            "name": "search",
+            "resources": ["gpu"],
+            "lanes": [
+                {"name": "interactive", "limit": 16, "weight": 3},
+                {"name": "batch", "limit": 64},
+            ],
+        },
+        {"name": "ingest", "resources": ["cpu"], "lanes": [{"name": "default", "limit": 100}]},
+    ],
+    "pools": [
+        {
+            "name": "shared-gpu",
+            "resource": "gpu",
+            "members": ["search"],
+            "scale_targets": [
+                {
+                    "kind": "aws_asg",
+                    "name": "gpu-workers",
+                    "region": aws_moto.REGION,
+                    "min_replicas": 1,
+                    "max_replicas": ASG_MAX,
+                    "units_per_replica": 8,
+                }
+            ],
+        },
+        {
+            "name": "cpu-workers",
+            "resource": "cpu",
+            "members": ["ingest"],
+            "scale_targets": [
+                {
+                    "kind": "gcp_mig",
+                    "name": "cpu-workers",
+                    "project": PROJECT,
+                    "zone": ZONE,
+                    "min_replicas": 1,
+                    "max_replicas": MIG_MAX,
+                    "units_per_replica": 4,
+                }
+            ],
+        },
+    ],
+}
+T = TypeVar("T")
+
+
+def eventually(probe: Callable[[], T | None], what: str, deadline_s: float = 120.0) -> T:
+    """``probe()``'s first truthy answer; fails naming ``what`` if none comes before the deadline."""
+    end = time.monotonic() + deadline_s
+    while True:
+        answer = probe()
+        if answer:
+            return answer
+        if time.monotonic() > end:
+            pytest.fail(f"gave up waiting for {what} (last answer {answer!r})")
+        time.sleep(0.2)
+
+
+@dataclass
+class Clouds:
+    moto_url: str
+    compute: Any
+    asg: Any  # raw boto3 client, to arrange and read state
+
+    def asg_desired(self) -> int:
+        group = self.asg.describe_auto_scaling_groups(AutoScalingGroupNames=["gpu-workers"])
+        return int(group["AutoScalingGroups"][0]["DesiredCapacity"])
+
+    def set_asg_desired(self, count: int) -> None:
+        self.asg.set_desired_capacity(AutoScalingGroupName="gpu-workers", DesiredCapacity=count)
+
+    def mig_size(self) -> int:
+        path = f"/compute/v1/projects/{PROJECT}/zones/{ZONE}/instanceGroupManagers/cpu-workers"
+        with urllib.request.urlopen(self.compute.url + path) as answer:
+            return int(json.loads(answer.read())["targetSize"])
+
+
+@pytest.fixture(scope="module")
+def clouds() -> Iterator[Clouds]:
+    from arklow_pulumi.devservers.compute import ComputeServer
+
+    server, url = aws_moto.start_server()
+    compute = ComputeServer(port=0, op_delay=0.02, settle_delay=0.2).start()
+    try:
+        client = aws_moto.autoscaling_client(url)
+        aws_moto.make_asg(client, "gpu-workers", 0, 20, 1)
+        compute.add_group(
+            {"project": PROJECT, "zone": ZONE, "name": "cpu-workers", "targetSize": 1}
+        )
+        yield Clouds(url, compute, client)
+    finally:
+        compute.stop()
+        server.stop()
+
+
+@pytest.fixture(scope="module")
+def stack(clouds: Clouds, tmp_path_factory: pytest.TempPathFactory) -> Stack:
+    if not engine_available():
+        if os.environ.get("ARKLOW_SKIP_E2E") == "1":
+            pytest.skip("ARKLOW_SKIP_E2E=1: " + MISSING_ENGINE)
+        pytest.fail(MISSING_ENGINE, pytrace=False)
+    work = tmp_path_factory.mktemp("controller-e2e")
+    env = {**aws_moto.aws_env(clouds.moto_url), "ARKLOW_GCP_COMPUTE_ENDPOINT": clouds.compute.url}
+    made = Stack(write_project(work / "project"), work, env=env)
+    made.env.pop("AWS_PROFILE", None)
+    made.set_topology(TOPOLOGY)
+    made.init()
+    made.up()
+    return made
+
+
+class ControllerProcess:
+    """One ``arklow controller run`` subprocess; its output goes to files (no pipe to fill)."""
+
+    def __init__(self, stack: Stack, work: Path, *extra: str) -> None:
+        self.out, self.err = work / "out.txt", work / "err.txt"
+        argv = [str(ARKLOW), "controller", "run", "--store", stack.store_url]
+        argv += ["--listen", "127.0.0.1:0", "--interval", "0.5", *extra]
+        with self.out.open("w") as out, self.err.open("w") as err:
+            self.process = subprocess.Popen(
+                argv, cwd=stack.project, env=stack.env, stdout=out, stderr=err
+            )
+
+    def url(self) -> str:
+        def listening() -> str | None:
+            if self.process.poll() is not None:
+                pytest.fail(f"controller exited {self.process.returncode}: {self.err.read_text()}")
+            for line in self.out.read_text().splitlines():
+                if "listening on " in line:
+                    return line.split("listening on ")[1].split()[0]
+            return None
+
+        return eventually(listening, "the controller to listen")
+
+    def stop(self, sig: int = signal.SIGTERM) -> int:
+        self.process.send_signal(sig)
+        return self.process.wait(timeout=60)
+
+
+@pytest.fixture
+def controller_dir(tmp_path: Path) -> Callable[[str], Path]:
+    def make(name: str) -> Path:
+        path = tmp_path / name
+        path.mkdir()
+        return path
+
+    return make
+
+
+def test_demand_in_admission_out_groups_resized_within_bounds(
+    stack: Stack, clouds: Clouds, controller_dir: Callable[[str], Path]
+) -> None:
+    first = ControllerProcess(stack, controller_dir("first"))
+    try:
+        api = httpx.Client(base_url=first.url(), timeout=30)
+        assert api.get("/healthz").status_code == 200
+        assert api.get("/v1/leader").json() == {
+            "leader": True,
+            "holder": api.get("/v1/leader").json()["holder"],
+            "epoch": 1,
+        }
+        posted = api.post(
+            "/v1/demand",
+            json={
+                "reports": [
+                    {"lane": "search/batch", "demand": 60},
+                    {"lane": "ingest/default", "demand": 30},
+                ]
+            },
+        )
+        assert posted.status_code == 200 and posted.json() == {"accepted": 2}
+
+        seen_asg: list[int] = []
+
+        def asg_at_max() -> bool:
+            seen_asg.append(clouds.asg_desired())
+            return seen_asg[-1] == ASG_MAX
+
+        eventually(asg_at_max, "the ASG to reach its max")  # 66 units / 8 → 9, bounded by 6
+        eventually(lambda: clouds.mig_size() == MIG_MAX, "the MIG to reach its max")
+        assert max(seen_asg) <= ASG_MAX
+
+        def admitted() -> dict[str, Any] | None:
+            doc = api.get("/v1/admission").json()
+            batch = doc["lanes"]["search/batch"]
+            return doc if batch["demand"] == 60 and batch["allocation"] > 8 else None
+
+        admission = eventually(admitted, "admission to follow the new capacity")
+        assert admission["stale"] is False
+        pools = api.get("/v1/pools").json()["pools"]
+        target = pools["shared-gpu"]["targets"]["gpu-workers"]
+        assert (target["min"], target["max"]) == (1, ASG_MAX) and target["desired"] == ASG_MAX
+
+        # A second controller on the same SQLite file refuses to start, with one line.
+        second = subprocess.run(
+            [
+                str(ARKLOW),
+                "controller",
+                "run",
+                "--store",
+                stack.store_url,
+                "--listen",
+                "127.0.0.1:0",
+            ],
+            cwd=stack.project,
+            env=stack.env,
+            capture_output=True,
+            text=True,
+            timeout=120,
+            check=False,
+        )
+        assert second.returncode == 2
+        assert second.stdout == ""
+        assert second.stderr.count("\n") == 1 and "already running" in second.stderr
+
+        # kill -9: no graceful release of anything.
+        last_tick = api.get("/v1/admission").json()["tick"]
+        first.stop(signal.SIGKILL)
+    finally:
+        if first.process.poll() is None:
+            first.process.kill()
+            first.process.wait(timeout=60)
+
+    clouds.set_asg_desired(3)  # drift while no controller runs
+    again = ControllerProcess(stack, controller_dir("again"))
+    try:
+        api = httpx.Client(base_url=again.url(), timeout=30)
+        # It serves the last published tick from the store at once, and numbers on from it.
+        assert api.get("/v1/admission").json()["tick"] >= last_tick
+        api.post("/v1/demand", json={"reports": [{"lane": "search/batch", "demand": 60}]})
+        eventually(lambda: clouds.asg_desired() == ASG_MAX, "the restarted controller to converge")
+        assert api.get("/v1/admission").json()["tick"] > last_tick
+        assert again.stop() == 0  # SIGTERM: graceful
+    finally:
+        if again.process.poll() is None:
+            again.process.kill()
+            again.process.wait(timeout=60)
+    assert "Traceback" not in again.err.read_text()
