@@ -34,6 +34,8 @@ COMMANDS: dict[str, str] = {
     "store": "arklow_pulumi.cli.store:store",
     "supply": "arklow_pulumi.cli.supply:supply",
     "dev": "arklow_pulumi.cli.dev:dev",
+    "simulate": "arklow_pulumi.cli.simulate:simulate",
+    "what-if": "arklow_pulumi.cli.whatif:what_if",
     "controller": "arklow_pulumi.cli.controller:controller",
 }
 USAGE = 2

@@ -1,0 +1,158 @@
+"""``arklow what-if``: what a topology change would have done to a trace's work (DESIGN.md,
+"Simulation and what-if contracts"). JSON for programs, markdown for a pull-request comment."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+
+import click
+
+from arklow_pulumi.cli.rendering import number
+from arklow_pulumi.cli.simulate import PATH, Fraction, Seconds
+from arklow_pulumi.loading import load_topology
+from arklow_pulumi.simulation.describing import describe_change
+from arklow_pulumi.simulation.simulate import DEFAULT_LAUNCH_DELAY, DEFAULT_TICK
+from arklow_pulumi.simulation.tracing import read_trace
+from arklow_pulumi.simulation.whatif import DEFAULT_THRESHOLD, WhatIf
+from arklow_pulumi.simulation.whatif import what_if as run_what_if
+
+FLAGGED_EXIT = 3
+
+
+def whatif_document(result: WhatIf) -> dict[str, Any]:
+    return {
+        "lanes": {
+            key: {
+                "demand": number(d.demand),
+                "held_before": number(d.held_before),
+                "held_after": number(d.held_after),
+            }
+            for key, d in result.lanes.items()
+        },
+        "pools": {
+            name: {
+                "replica_hours_before": number(p.replica_hours_before),
+                "replica_hours_after": number(p.replica_hours_after),
+                "peak_replicas_before": p.peak_replicas_before,
+                "peak_replicas_after": p.peak_replicas_after,
+            }
+            for name, p in result.pools.items()
+        },
+        "flagged": result.flagged,
+        "new_lanes": result.new_lanes,
+        "removed_lanes": result.removed_lanes,
+    }
+
+
+def _pct(x: float | None) -> str:
+    return "—" if x is None else f"{x:.2%}"
+
+
+def _num(x: float | None) -> str:
+    return "—" if x is None else f"{x:,.1f}"
+
+
+def _cell(text: str) -> str:
+    return text.replace("|", "\\|")
+
+
+def whatif_markdown(result: WhatIf, change: str, threshold: float) -> str:
+    flagged = set(result.flagged)
+    n = len(result.flagged)
+    head = (
+        f"### Arklow what-if: {n} lane{'s' if n != 1 else ''} flagged"
+        if n
+        else "### Arklow what-if: no lane flagged"
+    )
+    out = [head, "", f"**Change:** {_cell(change)}", ""]
+    out.append(
+        f"A lane is flagged when its held share (held / demand over the trace) grows by more "
+        f"than {threshold:.2%}."
+    )
+    rows = []
+    order = [*result.flagged, *(k for k in result.lanes if k not in flagged)]
+    unchanged = 0
+    for key in order:
+        d = result.lanes[key]
+        status = (
+            "**flagged**"
+            if key in flagged
+            else "new"
+            if d.share_before is None
+            else "removed"
+            if d.share_after is None
+            else ""
+        )
+        if not status and abs(d.growth) <= 1e-12:
+            unchanged += 1
+            continue
+        rows.append(
+            f"| `{_cell(key)}` | {status} | {_pct(d.share_before)} → {_pct(d.share_after)} "
+            f"| {_num(d.held_before)} → {_num(d.held_after)} | {_num(d.demand)} |"
+        )
+    out += ["", "#### Lanes", ""]
+    if rows:
+        out += [
+            "| lane | | held share before → after | held unit-hours before → after | demand |",
+            "|---|---|---|---|---|",
+            *rows,
+            "",
+        ]
+    out.append(f"{unchanged} other lane{'s' if unchanged != 1 else ''} unchanged.")
+    out += ["", "#### Pools", ""]
+    out += ["| pool | replica-hours before → after | peak replicas before → after |"]
+    out += ["|---|---|---|"]
+    for name, p in result.pools.items():
+        peak_before = "—" if p.peak_replicas_before is None else str(p.peak_replicas_before)
+        peak_after = "—" if p.peak_replicas_after is None else str(p.peak_replicas_after)
+        out.append(
+            f"| `{_cell(name)}` | {_num(p.replica_hours_before)} → {_num(p.replica_hours_after)} "
+            f"| {peak_before} → {peak_after} |"
+        )
+    return "\n".join(out)
+
+
+@click.command("what-if")
+@click.option("--before", "before_path", type=PATH, required=True, help="Topology before.")
+@click.option("--after", "after_path", type=PATH, required=True, help="Topology after.")
+@click.option("--trace", "trace_path", type=PATH, required=True, help="Demand trace CSV.")
+@click.option(
+    "--format", "fmt", type=click.Choice(["json", "markdown"]), default="json", show_default=True
+)
+@click.option("--threshold", type=Fraction(), default=DEFAULT_THRESHOLD, show_default=True)
+@click.option("--fail-on-flag", is_flag=True, help=f"Exit {FLAGGED_EXIT} when a lane is flagged.")
+@click.option(
+    "--tick", type=Seconds("--tick", positive=True), default=DEFAULT_TICK, show_default=True
+)
+@click.option(
+    "--launch-delay",
+    type=Seconds("--launch-delay", positive=False),
+    default=DEFAULT_LAUNCH_DELAY,
+    show_default=True,
+)
+@click.pass_context
+def what_if(
+    ctx: click.Context,
+    before_path: Path,
+    after_path: Path,
+    trace_path: Path,
+    fmt: str,
+    threshold: float,
+    fail_on_flag: bool,
+    tick: float,
+    launch_delay: float,
+) -> None:
+    """Replay a trace on the topology before and after a change; flag lanes it would starve."""
+    before = load_topology(before_path)
+    after = load_topology(after_path)
+    known = {**before.lanes_by_key, **after.lanes_by_key}
+    trace = read_trace(trace_path, known)
+    result = run_what_if(before, after, trace, tick, launch_delay, threshold)
+    if fmt == "json":
+        click.echo(json.dumps(whatif_document(result), indent=2))
+    else:
+        click.echo(whatif_markdown(result, describe_change(before, after), threshold))
+    if fail_on_flag and result.flagged:
+        ctx.exit(FLAGGED_EXIT)

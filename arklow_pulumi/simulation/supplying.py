@@ -1,0 +1,57 @@
+"""Simulated supply: one scale target's group on the simulated clock.
+
+Launched replicas are *pending* until ``launch delay`` has passed since their launch, then in
+service (seen by the first tick at or after that time: launched at t with delay d, a replica
+serves from the first tick >= t + d, and never on the tick that launched it). Scaling down cancels
+pending replicas first, newest first, then stops in-service ones at once. Like a cloud API that
+refuses a size outside the group's bounds, the group never holds a count outside [min, max].
+"""
+
+from __future__ import annotations
+
+from collections import deque
+
+from arklow_pulumi.core.deciding import Observed
+from arklow_pulumi.core.topology import ScaleTarget
+
+
+class SimulatedGroup:
+    """In-service replicas, and launches warming up as ``(ready_at, count)`` in launch order."""
+
+    __slots__ = ("high", "in_service", "low", "pending")
+
+    def __init__(self, target: ScaleTarget) -> None:
+        self.low, self.high = target.min_replicas, target.max_replicas
+        self.in_service = max(self.low, min(self.high, target.replicas))
+        self.pending: deque[tuple[float, int]] = deque()
+
+    @property
+    def pending_count(self) -> int:
+        return sum(count for _at, count in self.pending)
+
+    @property
+    def current(self) -> int:
+        return self.in_service + self.pending_count
+
+    def observe(self, now: float) -> Observed:
+        """Bring launches whose delay has passed into service; what the group runs now."""
+        pending = self.pending
+        while pending and pending[0][0] <= now + 1e-9 * max(1.0, now):
+            self.in_service += pending.popleft()[1]
+        return Observed(in_service=self.in_service, pending=self.pending_count)
+
+    def resize(self, desired: int, now: float, launch_delay: float) -> None:
+        """Set the group's size (clamped to [min, max]), launching or stopping the difference."""
+        desired = max(self.low, min(self.high, desired))
+        change = desired - self.current
+        if change > 0:
+            self.pending.append((now + launch_delay, change))
+            return
+        drop = -change
+        while drop and self.pending:
+            at, count = self.pending.pop()
+            if count > drop:
+                self.pending.append((at, count - drop))
+                return
+            drop -= count
+        self.in_service -= drop

@@ -1,0 +1,162 @@
+"""The demand trace: CSV ``time,lane,demand``, rows sorted by time, a lane's demand holding until
+its next row.
+
+``time`` is seconds since the trace's start (a finite number >= 0) or an ISO 8601 timestamp, in
+which case the first row is the start (a timestamp without a zone is UTC); one trace uses one
+form. Every problem is one :class:`~arklow_pulumi.core.errors.InvalidInput` naming the file, the
+line and the field.
+"""
+
+from __future__ import annotations
+
+import csv
+import math
+from collections.abc import Collection, Iterable, Iterator
+from dataclasses import dataclass
+from datetime import UTC, datetime
+from pathlib import Path
+
+from arklow_pulumi.core.errors import InvalidInput
+
+HEADER = ("time", "lane", "demand")
+
+
+@dataclass(frozen=True, slots=True)
+class Trace:
+    """Rows in file order: ``times[k]`` (seconds since the start), ``lanes[k]``, ``demands[k]``."""
+
+    times: tuple[float, ...]
+    lanes: tuple[str, ...]
+    demands: tuple[float, ...]
+
+    @property
+    def end(self) -> float:
+        return self.times[-1]
+
+    def tick_count(self, tick: float) -> int:
+        """Ticks at t = 0, tick, 2 × tick, … while t ≤ the last row's time."""
+        return math.floor(self.end / tick + 1e-9) + 1
+
+
+class _Rows:
+    """Turns raw CSV rows into checked (seconds, lane, demand) values."""
+
+    def __init__(self, source: str, known: Collection[str] | None) -> None:
+        self.source = source
+        self.known = known
+        self.form: str | None = None  # "seconds" or "iso"
+        self.start: datetime | None = None
+        self.last = -math.inf
+
+    def fail(self, line: int, field: str, message: str) -> InvalidInput:
+        return InvalidInput.one(f"{self.source} line {line}", field, message)
+
+    def row(self, line: int, cells: list[str]) -> tuple[float, str, float]:
+        if len(cells) != 3:
+            raise self.fail(line, "(row)", f"expected 3 fields time,lane,demand, got {len(cells)}")
+        raw_time, lane, raw_demand = (c.strip() for c in cells)
+        seconds = self.seconds(line, raw_time)
+        if seconds < self.last:
+            raise self.fail(
+                line, "time", f"rows must be sorted by time ({raw_time!r} comes after a later row)"
+            )
+        self.last = seconds
+        if self.known is not None and lane not in self.known:
+            raise self.fail(line, "lane", f"no such lane in the topology ({lane!r})")
+        return seconds, lane, self.demand(line, raw_demand)
+
+    def seconds(self, line: int, raw: str) -> float:
+        try:
+            value = float(raw)
+        except ValueError:
+            return self.iso(line, raw)
+        if self.form == "iso":
+            raise self.fail(line, "time", f"mixes seconds ({raw!r}) with ISO 8601 times")
+        self.form = "seconds"
+        if not math.isfinite(value) or value < 0:
+            raise self.fail(line, "time", f"must be a finite number of seconds >= 0 (got {raw!r})")
+        return value
+
+    def iso(self, line: int, raw: str) -> float:
+        try:
+            stamp = datetime.fromisoformat(raw)
+        except ValueError:
+            raise self.fail(
+                line, "time", f"must be seconds or an ISO 8601 time (got {raw!r})"
+            ) from None
+        if self.form == "seconds":
+            raise self.fail(line, "time", f"mixes an ISO 8601 time ({raw!r}) with seconds")
+        self.form = "iso"
+        if stamp.tzinfo is None:
+            stamp = stamp.replace(tzinfo=UTC)
+        if self.start is None:
+            self.start = stamp
+        return (stamp - self.start).total_seconds()
+
+    def demand(self, line: int, raw: str) -> float:
+        try:
+            value = float(raw)
+        except ValueError:
+            value = math.nan
+        if not math.isfinite(value) or value < 0:
+            raise self.fail(line, "demand", f"must be a finite number >= 0 (got {raw!r})")
+        return value
+
+
+def parse_trace(
+    lines: Iterable[str], source: str = "trace", known: Collection[str] | None = None
+) -> Trace:
+    """Check and read a trace; ``known`` (lane keys) refuses lanes outside the topology."""
+    reader = csv.reader(lines, strict=True)
+    rows = _Rows(source, known)
+    times: list[float] = []
+    lanes: list[str] = []
+    demands: list[float] = []
+    try:
+        header = next(reader, None)
+        if header is None or tuple(c.strip().lstrip("\ufeff") for c in header) != HEADER:
+            got = ",".join(header) if header else "nothing"
+            raise InvalidInput.one(
+                f"{source} line 1", "(header)", f"expected 'time,lane,demand', got {got!r}"
+            )
+        for cells in reader:
+            if not cells or cells == [""]:
+                continue
+            t, lane, d = rows.row(reader.line_num, cells)
+            times.append(t)
+            lanes.append(lane)
+            demands.append(d)
+    except csv.Error as exc:
+        raise InvalidInput.one(
+            f"{source} line {reader.line_num}", "(csv)", f"malformed CSV: {exc}"
+        ) from exc
+    if not times:
+        raise InvalidInput.one(source, "(rows)", "the trace has no rows")
+    return Trace(times=tuple(times), lanes=tuple(lanes), demands=tuple(demands))
+
+
+def read_trace(path: Path, known: Collection[str] | None = None) -> Trace:
+    """Read a trace file (UTF-8 CSV); unreadable files become :class:`InvalidInput`."""
+    source = f"trace {str(path)!r}"
+    try:
+        with path.open(encoding="utf-8", newline="") as handle:
+            return parse_trace(handle, source, known)
+    except OSError as exc:
+        raise InvalidInput.one(source, "(file)", exc.strerror or str(exc)) from exc
+    except UnicodeDecodeError as exc:
+        raise InvalidInput.one(source, "(file)", "is not UTF-8 text") from exc
+
+
+def changes(trace: Trace, tick: float) -> Iterator[list[tuple[str, float]]]:
+    """For each tick in turn, the rows that took effect since the previous tick (time ≤ t)."""
+    k = 0
+    n = len(trace.times)
+    times, lanes, demands = trace.times, trace.lanes, trace.demands
+    for index in range(trace.tick_count(tick)):
+        now = index * tick
+        limit = now + 1e-9 * max(1.0, now)
+        batch: list[tuple[str, float]] = []
+        while k < n and times[k] <= limit:
+            batch.append((lanes[k], demands[k]))
+            k += 1
+        yield batch
