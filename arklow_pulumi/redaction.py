@@ -28,7 +28,7 @@ _SCHEME = re.compile(r"[A-Za-z][A-Za-z0-9+.\-]*://")
 _SECRET_KEY = r"[^=&;#?\s]*(?:pass|pwd|secret|token)[^=&;#?\s]*"
 _QUERY_SECRET = re.compile(rf"(?i)(?P<key>(?:^|[?&;]){_SECRET_KEY}=)(?P<value>[^&;#]*)")
 _CONNINFO_SECRET = re.compile(
-    r"(?i)(?P<key>\b\w*(?:pass|pwd|secret|token)\w*\s*=\s*)(?P<value>'(?:[^'\\]|\\.)*'|[^\s,;&]+)"
+    r"(?i)(?P<key>\b\w*(?:pass|pwd|secret|token)\w*\s*=\s*)(?P<value>'(?:[^'\\]|\\.)*'|[^\s,;&]*[^\s,;&:.)])"
 )
 _URL_IN_TEXT = re.compile(r"[A-Za-z][A-Za-z0-9+.\-]*://[^\s'\"<>]*[^\s'\"<>:,.;)]")
 _SHORT = 4

@@ -6,22 +6,42 @@ no write call. ``--dry-run`` prints the plan and stops there. ``--min-replicas``
 ``--max-replicas`` may be given alone: the side not given is unbounded (nothing stands in for it).
 
 A MIG's project is ``--project``, else ``GOOGLE_CLOUD_PROJECT``, else ``CLOUDSDK_CORE_PROJECT``.
+
+``--timeout SECONDS`` (default 20) bounds the whole command: it is each call's connect and read
+timeout and the retry budget of the binding (botocore's and Arklow's retries, GCP operation
+polling), and a watchdog (``SIGALRM``) ends the command at the deadline whatever it is doing. A
+refused or silent endpoint therefore fails within the deadline, with one line.
 """
 
 from __future__ import annotations
 
 import json
+import re
+import signal
+import threading
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
 from dataclasses import replace
-from typing import Any
+from types import FrameType
+from typing import Any, TypeVar
 
 import click
 
 from arklow_pulumi.core.errors import InvalidInput
 from arklow_pulumi.core.topology import GroupRef
 from arklow_pulumi.supply.contract import Supply, describe_one
+from arklow_pulumi.supply.errors import SupplyError
 from arklow_pulumi.supply.groups import ReplicaLimits
 from arklow_pulumi.supply.planning import plan_change
-from arklow_pulumi.supply.selecting import EndpointConfig, supply_for
+from arklow_pulumi.supply.retrying import RetryPolicy
+from arklow_pulumi.supply.selecting import EndpointConfig
+
+DEFAULT_TIMEOUT = 20.0
+# The share of --timeout given to call timeouts and retries; the watchdog takes the rest.
+BUDGET_SHARE = 0.8
+# A GCP zone, region or MIG name: an RFC 1035 label, as the Compute API requires.
+GCP_NAME = re.compile(r"[a-z](?:[-a-z0-9]{0,61}[a-z0-9])?")
+T = TypeVar("T")
 
 
 def _group_options(command: Any) -> Any:
@@ -41,6 +61,13 @@ def _group_options(command: Any) -> Any:
             help="Compute API endpoint (default: ARKLOW_GCP_COMPUTE_ENDPOINT, else the real API).",
         ),
         click.option("--format", "fmt", type=click.Choice(["json"]), default="json"),
+        click.option(
+            "--timeout",
+            type=click.FloatRange(min=0, min_open=True, max=3600),
+            default=DEFAULT_TIMEOUT,
+            show_default=True,
+            help="Seconds the whole command may take, retries included.",
+        ),
     ]
     for option in reversed(options):
         command = option(command)
@@ -73,6 +100,14 @@ def _ref(
             raise InvalidInput.one(
                 f"group '{name}'", "zone", "give exactly one of --zone or --region for gcp_mig"
             )
+        for field, value in (("name", name), ("zone", zone), ("region", region)):
+            if value is not None and not GCP_NAME.fullmatch(value):
+                raise InvalidInput.one(
+                    f"group {name!r}",
+                    field,
+                    f"{value!r} is not a GCP {field} (lowercase letters, digits and '-', "
+                    "starting with a letter, at most 63)",
+                )
         return GroupRef("gcp_mig", name, region=region, zone=zone, project=project)
     if zone:
         raise InvalidInput.one(f"group '{name}'", "zone", "--zone does not apply to aws_asg")
@@ -98,11 +133,13 @@ def describe(
     project: str | None,
     endpoint: str | None,
     fmt: str,
+    timeout: float,
 ) -> None:
     """Print one group: desired and in-service size, bounds, autoscaler, policies, stability."""
     config = _config(endpoint)
     ref = _ref(kind, name, region, zone, project, config)
-    _echo(describe_one(supply_for(kind, config), ref).as_json())
+    binding = _binding(kind, config, timeout)
+    _echo(within(timeout, ref, lambda: describe_one(binding, ref).as_json()))
 
 
 @supply.command(name="set")
@@ -120,6 +157,7 @@ def set_size(
     project: str | None,
     endpoint: str | None,
     fmt: str,
+    timeout: float,
     replicas: int,
     min_replicas: int | None,
     max_replicas: int | None,
@@ -130,16 +168,19 @@ def set_size(
     config = _config(endpoint)
     ref = _ref(kind, name, region, zone, project, config)
     limits = _limits(name, min_replicas, max_replicas)
-    binding: Supply = supply_for(kind, config)
-    state = describe_one(binding, ref)
-    plan = plan_change(state, replicas, limits, override_policies)
-    if dry_run:
-        _echo({**plan.as_json(), "dry_run": True})
-        return
-    result = binding.set_desired(
-        ref, replicas, limits=limits, override_policies=override_policies, current=state
-    )
-    after = describe_one(binding, ref).as_json()
+    binding = _binding(kind, config, timeout)
+    with deadline(
+        timeout, ref, "the change may have been made: check with `arklow supply describe`"
+    ):
+        state = describe_one(binding, ref)
+        plan = plan_change(state, replicas, limits, override_policies)
+        if dry_run:
+            _echo({**plan.as_json(), "dry_run": True})
+            return
+        result = binding.set_desired(
+            ref, replicas, limits=limits, override_policies=override_policies, current=state
+        )
+        after = describe_one(binding, ref).as_json()
     after.update(
         method=result.method,
         previous=result.previous,
@@ -159,3 +200,72 @@ def _limits(name: str, low: int | None, high: int | None) -> ReplicaLimits | Non
             f"group '{name}'", "min_replicas", "--min-replicas is above --max-replicas"
         )
     return ReplicaLimits(low, high)
+
+
+def _binding(kind: str, config: EndpointConfig, timeout: float) -> Supply:
+    """The binding for ``kind``, its call timeouts and retry budget inside ``timeout``: they end
+    a little before the watchdog, so a failure is reported with its own cause."""
+    budget = timeout * BUDGET_SHARE
+    retry = RetryPolicy(deadline=budget)
+    if kind == "aws_asg":
+        from arklow_pulumi.supply.aws import AwsAsgSupply
+
+        # botocore's own retries would sleep past the budget: Arklow's retrier does them all.
+        return AwsAsgSupply(
+            config.aws_region,
+            config.aws_endpoint_url,
+            retry,
+            botocore_max_attempts=1,
+            call_timeout=budget,
+        )
+    import google.cloud.compute_v1  # noqa: F401  (its import is seconds; not out of the budget)
+
+    from arklow_pulumi.supply.gcp import GcpMigSupply
+
+    return GcpMigSupply(
+        config.gcp_compute_endpoint,
+        retry,
+        config.gcp_project,
+        op_deadline=budget,
+        wait_timeout=budget,
+        call_timeout=budget,
+    )
+
+
+class _DeadlinePassed(BaseException):
+    """Raised by the watchdog; a BaseException so that no ``except Exception`` on the way
+    (an SDK's, a retry loop's) can swallow it."""
+
+
+def within(timeout: float, ref: GroupRef, call: Callable[[], T]) -> T:
+    with deadline(timeout, ref, "nothing was changed"):
+        return call()
+
+
+@contextmanager
+def deadline(timeout: float, ref: GroupRef, consequence: str) -> Iterator[None]:
+    """Ends the block with a one-line :class:`SupplyError` once ``timeout`` seconds have passed
+    (main thread only: elsewhere the per-call timeouts and retry budget alone bound it), and
+    names the group in a supply error that does not."""
+    if threading.current_thread() is not threading.main_thread():
+        yield
+        return
+
+    def expire(_signum: int, _frame: FrameType | None) -> None:
+        raise _DeadlinePassed
+
+    previous = signal.signal(signal.SIGALRM, expire)
+    signal.setitimer(signal.ITIMER_REAL, timeout)
+    try:
+        yield
+    except _DeadlinePassed:
+        raise SupplyError(
+            f"field 'timeout': no answer within {timeout:g} s (--timeout); {consequence}", ref
+        ) from None
+    except SupplyError as exc:
+        if exc.ref is not None:
+            raise
+        raise SupplyError(str(exc), ref) from exc.__cause__  # name the group
+    finally:
+        signal.setitimer(signal.ITIMER_REAL, 0)
+        signal.signal(signal.SIGALRM, previous)

@@ -11,6 +11,7 @@ backoff within a deadline. The client is created on first use and never pickled.
 
 from __future__ import annotations
 
+import re
 from collections import Counter, defaultdict
 from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import replace
@@ -56,11 +57,13 @@ class AwsAsgSupply:
         endpoint_url: str | None = None,
         retry: RetryPolicy | None = None,
         botocore_max_attempts: int = 3,
+        call_timeout: float | None = None,
     ) -> None:
         self.region = region
         self.endpoint_url = endpoint_url
         self.retry = retry or RetryPolicy()
         self.botocore_max_attempts = botocore_max_attempts
+        self.call_timeout = call_timeout  # connect and read timeout of one call (botocore's: 60 s)
         self.api_calls: Counter[str] = Counter()
         self._clients = ClientCache()
 
@@ -175,7 +178,10 @@ class AwsAsgSupply:
     # -- calling -----------------------------------------------------------------------------
 
     def _call(self, region: str | None, operation: str, ref: GroupRef | None, **params: Any) -> Any:
-        client = self._client(region)
+        try:
+            client = self._client(region)
+        except Exception as exc:  # a malformed region is refused when the client is made
+            raise map_aws_error(exc, ref) from exc
 
         def attempt() -> Any:
             self.api_calls[operation] += 1
@@ -193,7 +199,14 @@ class AwsAsgSupply:
         import boto3
         from botocore.config import Config
 
-        config = Config(retries={"mode": "standard", "max_attempts": self.botocore_max_attempts})
+        timeouts = (
+            {"connect_timeout": self.call_timeout, "read_timeout": self.call_timeout}
+            if self.call_timeout is not None
+            else {}
+        )
+        config = Config(
+            retries={"mode": "standard", "max_attempts": self.botocore_max_attempts}, **timeouts
+        )
         return boto3.session.Session().client(
             "autoscaling", region_name=region, config=config, endpoint_url=self.endpoint_url
         )
@@ -205,9 +218,11 @@ def map_aws_error(exc: Exception, ref: GroupRef | None) -> SupplyError:
         ClientError,
         ConnectionError,
         HTTPClientError,
+        InvalidRegionError,
         NoCredentialsError,
         NoRegionError,
     )
+    from botocore.parsers import ResponseParserError
 
     if isinstance(exc, SupplyError):
         return exc
@@ -227,7 +242,26 @@ def map_aws_error(exc: Exception, ref: GroupRef | None) -> SupplyError:
         return PermanentSupplyError("no AWS credentials found", ref)
     if isinstance(exc, NoRegionError):
         return PermanentSupplyError("no AWS region given (--region or AWS_DEFAULT_REGION)", ref)
+    if isinstance(exc, InvalidRegionError):
+        region = exc.kwargs.get("region_name", "")
+        return PermanentSupplyError(f"field 'region': {region!r} is not an AWS region name", ref)
+    if isinstance(exc, ResponseParserError):  # an HTML error page, not the API's XML
+        line = http_status_line(str(exc))
+        if line[:1] == "5":
+            return TemporarySupplyError(f"the Auto Scaling API failed: HTTP {line}", ref)
+        return PermanentSupplyError(f"the Auto Scaling endpoint answered HTTP {line}", ref)
     return PermanentSupplyError(f"{type(exc).__name__}: {exc}", ref)
+
+
+def http_status_line(text: str) -> str:
+    """The status line of an HTML error page quoted in ``text`` (``500 Internal Server Error``
+    from its ``<title>``), never the page itself."""
+    import html
+
+    match = re.search(r"<title>\s*([^<]{1,200}?)\s*</title>", text, re.IGNORECASE)
+    if match:
+        return html.unescape(match.group(1))
+    return "response that is not the API's XML"
 
 
 def _by_region(refs: Sequence[GroupRef], default: str | None) -> dict[str | None, list[GroupRef]]:

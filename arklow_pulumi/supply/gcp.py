@@ -80,6 +80,7 @@ class GcpMigSupply:
         *,
         op_deadline: float = OP_DEADLINE,
         wait_timeout: float = WAIT_TIMEOUT,
+        call_timeout: float = CALL_TIMEOUT,
         clock: Callable[[], float] = time.monotonic,
         sleep: Callable[[float], None] = time.sleep,
     ) -> None:
@@ -88,6 +89,7 @@ class GcpMigSupply:
         self.project = project
         self.op_deadline = op_deadline
         self.wait_timeout = wait_timeout
+        self.call_timeout = call_timeout
         self.clock = clock
         self.sleep = sleep
         self.api_calls: Counter[str] = Counter()
@@ -390,7 +392,9 @@ class GcpMigSupply:
 
         def attempt() -> Any:
             self.api_calls[label] += 1
-            limit = timeout if until is None else min(timeout, max(0.01, until - self.clock()))
+            limit = min(timeout, self.call_timeout)
+            if until is not None:
+                limit = min(limit, max(0.01, until - self.clock()))
             try:
                 return getattr(client, method)(request=request, retry=None, timeout=limit)
             except SupplyError:

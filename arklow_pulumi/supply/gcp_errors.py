@@ -50,7 +50,25 @@ def map_gcp_error(exc: Exception, ref: GroupRef | None) -> SupplyError:
 
     if isinstance(exc, auth_exc.DefaultCredentialsError):
         return PermanentSupplyError(f"no Google credentials: {exc}", ref)
-    return PermanentSupplyError(f"{type(exc).__name__}: {exc}", ref)
+    if isinstance(exc, ValueError) and str(exc).startswith("Invalid request"):
+        # google-api-core refuses a request whose path fields do not fit the URI template (an
+        # empty zone, a "/" in a name); its message is a screenful of the template.
+        return PermanentSupplyError(
+            f"field '{_bad_path_field(ref)}': does not fit in a Compute API path "
+            "(empty, or holding '/')",
+            ref,
+        )
+    first_line = (str(exc).strip().splitlines() or [""])[0]
+    return PermanentSupplyError(f"{type(exc).__name__}: {first_line}", ref)
+
+
+def _bad_path_field(ref: GroupRef | None) -> str:
+    if ref is not None:
+        for field in ("project", "zone", "region", "name"):
+            value = getattr(ref, field)
+            if value is not None and (not value or "/" in value):
+                return field
+    return "name"
 
 
 def _retry_after(exc: Exception) -> float | None:
