@@ -76,9 +76,10 @@ def _plain_errors(method: Callable[..., Any]) -> Callable[..., Any]:
     def call(*args: Any, **kwargs: Any) -> Any:
         try:
             return method(*args, **kwargs)
-        except ArklowError:
+        except ArklowError as exc:
             _show_frames(False)
-            raise
+            # Without the chain too: the SDK or driver error under it would print its own text.
+            raise exc from None
         except Exception:
             _show_frames(True)
             raise
