@@ -5,7 +5,8 @@ replica count per group and a :class:`~arklow_pulumi.supply.routing.SupplyRouter
 
 1. **observe**: one cheap describe over all groups (no per-group policy look-ups), split by the
    router into partitions (region, project) described in parallel; each binding batches inside
-   its partition (⌈N/100⌉ ASG describes, aggregated MIG listings);
+   its partition (⌈N/100⌉ ASG describes, aggregated MIG listings). A tick that has described
+   the groups already passes that describe in (``observed``) and pays for it once;
 2. **detail**: only the groups whose count differs are described again with their policies and
    scheduled actions, so a conflict is refused before any write (a steady pass skips this);
 3. **plan** (pure, :func:`~arklow_pulumi.supply.planning.plan_pass`): per group a write, nothing,
@@ -27,7 +28,7 @@ from arklow_pulumi.core.topology import GroupRef, ScaleTarget
 from arklow_pulumi.supply.errors import GroupNotFound, SupplyError
 from arklow_pulumi.supply.groups import GroupState, Plan, SetResult
 from arklow_pulumi.supply.planning import PassPlan, needs_change, plan_pass
-from arklow_pulumi.supply.routing import SupplyRouter, in_parallel
+from arklow_pulumi.supply.routing import Described, SupplyRouter, in_parallel
 
 
 @dataclass(frozen=True, slots=True)
@@ -71,14 +72,17 @@ def reconcile_pass(
     decisions: Mapping[GroupRef, int],
     *,
     targets: Mapping[GroupRef, ScaleTarget] | None = None,
+    observed: Described | None = None,
     dry_run: bool = False,
     max_workers: int | None = None,
     clock: Callable[[], float] = time.monotonic,
 ) -> PassReport:
     """Bring each group in ``decisions`` to its count; ``targets`` adds their bounds and
-    ``override_policies``. See the module docstring for the steps."""
+    ``override_policies``. ``observed`` is a cheap describe the caller already made this tick
+    (the controller's observe step): the pass then makes no describe of its own for a group
+    already at its count. See the module docstring for the steps."""
     start = clock()
-    states, failed, describes = _observe(router, decisions)
+    states, failed, describes = _observe(router, decisions, observed)
     plan = plan_pass(states, {r: n for r, n in decisions.items() if r not in failed}, targets)
     failed.update(plan.refused)
     if dry_run or not plan.changes:
@@ -103,19 +107,21 @@ def reconcile_pass(
 
 
 def _observe(
-    router: SupplyRouter, decisions: Mapping[GroupRef, int]
+    router: SupplyRouter, decisions: Mapping[GroupRef, int], observed: Described | None
 ) -> tuple[dict[GroupRef, GroupState], dict[GroupRef, SupplyError], int]:
-    """(states, failures, describe calls): a cheap describe of all, a detailed one of the groups
-    about to change whose policies the cheap one skipped."""
-    cheap = router.describe_partial(list(decisions), detail=False)
-    states = dict(cheap.found)
-    failed = dict(cheap.failed)
+    """(states, failures, describe calls): a cheap describe of all (unless ``observed`` covers
+    them), a detailed one of the groups about to change whose policies it skipped."""
+    calls = 0
+    if observed is None or not decisions.keys() <= {*observed.found, *observed.failed}:
+        observed = router.describe_partial(list(decisions), detail=False)
+        calls = observed.calls
+    states = {r: observed.found[r] for r in decisions if r in observed.found}
+    failed = {r: observed.failed[r] for r in decisions if r in observed.failed}
     moving = [
         r
         for r, n in decisions.items()
         if r in states and states[r].policies is None and needs_change(states[r], n)
     ]
-    calls = cheap.calls
     if moving:
         detailed = router.describe_partial(moving, detail=True)
         calls += detailed.calls

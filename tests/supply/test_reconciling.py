@@ -370,3 +370,16 @@ def test_one_failing_write_does_not_stop_the_others() -> None:
     assert list(report.failed) == [FailOnce.broken] and len(report.changed) == 5
     again = reconcile_pass(SupplyRouter.of(memory), dict.fromkeys(refs, 4))
     assert list(again.changed) == [FailOnce.broken] and again.converged
+
+
+def test_a_pass_reuses_the_ticks_describe() -> None:
+    refs = [GroupRef("aws_asg", f"g{k}", region=REGION) for k in range(5)]
+    memory = InMemorySupply([GroupState(r, 1, 1, min=0, max=5) for r in refs])
+    router = SupplyRouter.of(memory)
+    seen = router.describe_partial(refs, detail=False)
+    steady = reconcile_pass(router, dict.fromkeys(refs, 1), observed=seen)
+    assert steady.describe_calls == 0 and memory.calls == {"describe": 1}
+    moving = reconcile_pass(router, {refs[0]: 3, refs[1]: 1}, observed=seen)
+    # only the group about to change is described again, with its policies
+    assert moving.describe_calls == 1 and memory.calls == {"describe": 2, "write": 1}
+    assert moving.changed[refs[0]].desired == 3
