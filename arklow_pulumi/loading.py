@@ -1,9 +1,8 @@
-"""Read topology and demand documents from YAML files (an adapter: the core never reads files)."""
+"""Read topology and demand documents from files (an adapter: the core never reads files)."""
 
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Any
 
 import yaml
 
@@ -11,52 +10,35 @@ from arklow_pulumi.core.building import build_topology
 from arklow_pulumi.core.errors import InvalidInput
 from arklow_pulumi.core.parsing import parse_demand, parse_topology
 from arklow_pulumi.core.topology import Topology
-
-
-class _StrictLoader(yaml.SafeLoader):
-    """SafeLoader that refuses a key given twice in one mapping (PyYAML keeps the last silently,
-    so a lane listed twice in a demand report would lose one of its values)."""
-
-
-def _construct_mapping(loader: _StrictLoader, node: yaml.MappingNode, deep: bool = False) -> Any:
-    seen: dict[object, int] = {}
-    for key_node, _ in node.value:
-        key = loader.construct_object(key_node, deep=True)
-        if isinstance(key, (str, int, float, bool)) or key is None:
-            if key in seen:
-                raise yaml.constructor.ConstructorError(
-                    None,
-                    None,
-                    f"duplicate key {key!r} (first at line {seen[key]})",
-                    key_node.start_mark,
-                )
-            seen[key] = key_node.start_mark.line + 1
-    return loader.construct_mapping(node, deep=deep)
-
-
-_StrictLoader.add_constructor(
-    yaml.resolver.BaseResolver.DEFAULT_MAPPING_TAG,
-    _construct_mapping,
-)
+from arklow_pulumi.documents import parse_document
 
 
 def read_yaml(path: Path, what: str) -> object:
-    """Parse one YAML document; unreadable or malformed files become :class:`InvalidInput`."""
+    """Parse one YAML (or JSON) document; an unreadable or malformed file is one
+    :class:`InvalidInput` line."""
+    obj = f"{what} file {str(path)!r}"
     try:
         text = path.read_text(encoding="utf-8")
     except OSError as exc:
-        raise InvalidInput.one(
-            f"{what} file {str(path)!r}", "(file)", exc.strerror or str(exc)
-        ) from exc
+        raise InvalidInput.one(obj, "(file)", exc.strerror or str(exc)) from exc
     except UnicodeDecodeError as exc:
-        raise InvalidInput.one(f"{what} file {str(path)!r}", "(file)", "is not UTF-8 text") from exc
+        raise InvalidInput.one(obj, "(file)", "is not UTF-8 text") from exc
     try:
-        return yaml.load(text, Loader=_StrictLoader)  # a SafeLoader subclass: no arbitrary objects
+        return parse_document(text)
     except yaml.YAMLError as exc:
         mark = getattr(exc, "problem_mark", None)
         where = f" at line {mark.line + 1}, column {mark.column + 1}" if mark else ""
         problem = getattr(exc, "problem", None) or "malformed YAML"
-        raise InvalidInput.one(f"{what} file {str(path)!r}", "(yaml)", f"{problem}{where}") from exc
+        raise InvalidInput.one(obj, "(yaml)", f"{_one_line(problem)}{where}") from exc
+    except RecursionError as exc:
+        raise InvalidInput.one(obj, "(yaml)", "nested too deeply") from exc
+    except ValueError as exc:  # a key given twice in JSON; an integer of over 4,300 digits
+        raise InvalidInput.one(obj, "(yaml)", _one_line(str(exc))) from exc
+
+
+def _one_line(text: str, limit: int = 200) -> str:
+    line = " ".join(str(text).split())
+    return line if len(line) <= limit else f"{line[: limit - 3]}..."
 
 
 def load_topology(path: Path) -> Topology:

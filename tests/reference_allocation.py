@@ -63,22 +63,38 @@ def _exact_fill(
 
 
 def exact_allocate(problem: Problem) -> tuple[list[Fraction], list[Fraction]]:
-    """(allocation, admission) in exact arithmetic."""
+    """(allocation, admission) in exact arithmetic; admission fills active lanes (demand > 0)
+    up to their limits first, then idle lanes from what is still unused."""
     w = [Fraction(x) for x in problem.weights]
     limit = [Fraction(x) for x in problem.limits]
     e = [min(Fraction(d), lim) for d, lim in zip(problem.demands, limit, strict=True)]
     inc = [[(p, Fraction(c)) for p, c in lane] for lane in problem.incidences]
     cap = [Fraction(c) for c in problem.capacity]
     alloc = _exact_fill(e, w, inc, cap)
+    residual = _exact_residual(cap, inc, alloc)
+    d = [Fraction(x) for x in problem.demands]
+    # admission: active lanes (demand > 0) up to their limits first, then idle lanes
+    room = [lim - a if x > 0 else Fraction(0) for x, lim, a in zip(d, limit, alloc, strict=True)]
+    extra = _exact_fill(room, w, inc, residual)
+    residual = _exact_residual(residual, inc, extra)
+    room = [lim if x <= 0 else Fraction(0) for x, lim in zip(d, limit, strict=True)]
+    idle = _exact_fill(room, w, inc, residual)
+    return alloc, [a + x + y for a, x, y in zip(alloc, extra, idle, strict=True)]
+
+
+def _exact_residual(
+    capacity: Sequence[Fraction],
+    incidences: Sequence[Sequence[tuple[int, Fraction]]],
+    values: Sequence[Fraction],
+) -> list[Fraction]:
     residual = []
-    for p, c in enumerate(cap):
+    for p, c in enumerate(capacity):
         used = sum(
-            (alloc[i] * k for i, lane in enumerate(inc) for q, k in lane if q == p), Fraction(0)
+            (values[i] * k for i, lane in enumerate(incidences) for q, k in lane if q == p),
+            Fraction(0),
         )
         residual.append(max(c - used, Fraction(0)))
-    room = [lim - a for lim, a in zip(limit, alloc, strict=True)]
-    extra = _exact_fill(room, w, inc, residual)
-    return alloc, [a + x for a, x in zip(alloc, extra, strict=True)]
+    return residual
 
 
 def _lp_fill(
@@ -143,15 +159,29 @@ def lp_allocate(problem: Problem) -> tuple[list[float], list[float]]:
     """(allocation, admission) by successive linear programs."""
     e = [min(d, lim) for d, lim in zip(problem.demands, problem.limits, strict=True)]
     alloc = _lp_fill(e, problem.weights, problem.incidences, problem.capacity)
-    residual = []
-    for p, c in enumerate(problem.capacity):
-        used = sum(
-            alloc[i] * k for i, lane in enumerate(problem.incidences) for q, k in lane if q == p
-        )
-        residual.append(max(c - used, 0.0))
-    room = [max(lim - a, 0.0) for lim, a in zip(problem.limits, alloc, strict=True)]
+    residual = _lp_residual(problem.capacity, problem.incidences, alloc)
+    # admission: active lanes (demand > 0) up to their limits first, then idle lanes
+    room = [
+        max(lim - a, 0.0) if d > 0 else 0.0
+        for d, lim, a in zip(problem.demands, problem.limits, alloc, strict=True)
+    ]
     extra = _lp_fill(room, problem.weights, problem.incidences, residual)
-    return alloc, [a + x for a, x in zip(alloc, extra, strict=True)]
+    residual = _lp_residual(residual, problem.incidences, extra)
+    room = [lim if d <= 0 else 0.0 for d, lim in zip(problem.demands, problem.limits, strict=True)]
+    idle = _lp_fill(room, problem.weights, problem.incidences, residual)
+    return alloc, [a + x + y for a, x, y in zip(alloc, extra, idle, strict=True)]
+
+
+def _lp_residual(
+    capacity: Sequence[float],
+    incidences: Sequence[Sequence[tuple[int, float]]],
+    values: Sequence[float],
+) -> list[float]:
+    residual = []
+    for p, c in enumerate(capacity):
+        used = sum(values[i] * k for i, lane in enumerate(incidences) for q, k in lane if q == p)
+        residual.append(max(c - used, 0.0))
+    return residual
 
 
 def problem_from(topology: object, demand: Mapping[str, float]) -> tuple[list[str], Problem]:

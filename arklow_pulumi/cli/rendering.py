@@ -43,7 +43,18 @@ def allocation_document(result: Allocation) -> dict[str, object]:
 
 
 def allocation_json(result: Allocation) -> str:
-    return json.dumps(allocation_document(result), indent=2)
+    """The JSON contract, one lane or pool per line: readable, and written by the C encoder (an
+    indented ``json.dumps`` falls back to the pure-Python one). Strict JSON: a value that is not
+    finite raises instead of printing ``Infinity`` or ``NaN``."""
+    doc = allocation_document(result)
+    dump = json.JSONEncoder(allow_nan=False, separators=(", ", ": ")).encode
+    sections = []
+    for section in ("lanes", "pools"):
+        entries = doc[section]
+        assert isinstance(entries, dict)
+        body = ",\n".join(f"    {dump(key)}: {dump(value)}" for key, value in entries.items())
+        sections.append(f'  "{section}": {{\n{body}\n  }}' if body else f'  "{section}": {{}}')
+    return "{\n" + ",\n".join(sections) + "\n}"
 
 
 def _fmt(value: float | None) -> str:

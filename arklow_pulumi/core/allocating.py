@@ -5,15 +5,18 @@ Per tick, with ``e = min(demand, limit)`` for each lane:
 1. **allocation**: weighted max-min fairness over all lanes and pools at once (progressive
    filling capped by ``e``). A lane's ``held = e - allocation`` is work held back by sharing.
 2. **admission**: starting from the allocation, the capacity still unused in each pool is filled
-   again by weight, capped by each lane's ``limit``. A saturated pool adds nothing, so in a
-   constrained pool admission equals allocation; in a steady pool active lanes get headroom.
+   again by weight, capped by each lane's ``limit`` — first over the *active* lanes only
+   (demand > 0), then, with whatever is still unused, over the idle lanes. A saturated pool adds
+   nothing, so in a constrained pool admission equals allocation; in a steady pool active lanes
+   get the headroom first, and an idle lane gets room to start only from capacity no active lane
+   can use.
 3. **pool state**: ``demand = Σ e × cost``, ``pressure = demand / capacity`` (0 without demand,
    ``None`` for positive demand on zero capacity); ``idle``, ``steady`` (pressure ≤ 1) or
    ``constrained``.
 4. **scale decision**: see :mod:`arklow_pulumi.core.scaling`.
 
 A topology is compiled once into index arrays (:class:`CompiledTopology`, cached per topology),
-so a controller tick only pays for the two fillings.
+so a controller tick only pays for the three fillings.
 """
 
 from __future__ import annotations
@@ -25,7 +28,7 @@ from typing import Literal
 from weakref import WeakKeyDictionary
 
 from arklow_pulumi.core.errors import InvalidInput, Problem
-from arklow_pulumi.core.filling import progressive_fill
+from arklow_pulumi.core.filling import Filling, progressive_fill
 from arklow_pulumi.core.scaling import desired_replicas
 from arklow_pulumi.core.topology import Topology
 
@@ -188,17 +191,31 @@ def allocate(
         supply = [capacity.get(name, pools[name].supply) for name in c.pool_names]
     first = progressive_fill(caps, c.weights, c.lane_pools, c.pool_lanes, supply)
     alloc = first.allocation
-    residual = [
-        0.0 if full else max(cap - used, 0.0)
-        for cap, used, full in zip(supply, first.used, first.saturated, strict=True)
+    residual = _unused(supply, first)
+    # Admission: active lanes (demand > 0) first, up to their limits; idle lanes get only what
+    # no active lane can use.
+    room = [
+        limit - a if d > 0 and limit > a else 0.0
+        for d, limit, a in zip(demands, c.limits, alloc, strict=True)
     ]
-    room = [limit - a if limit > a else 0.0 for limit, a in zip(c.limits, alloc, strict=True)]
-    second = progressive_fill(room, c.weights, c.lane_pools, c.pool_lanes, residual)
+    active = progressive_fill(room, c.weights, c.lane_pools, c.pool_lanes, residual)
+    residual = _unused(residual, active)
+    room = [limit if d <= 0 else 0.0 for d, limit in zip(demands, c.limits, strict=True)]
+    idle = progressive_fill(room, c.weights, c.lane_pools, c.pool_lanes, residual)
     admission = [
-        min(a + x, limit) for a, x, limit in zip(alloc, second.allocation, c.limits, strict=True)
+        min(a + x + y, limit)
+        for a, x, y, limit in zip(alloc, active.allocation, idle.allocation, c.limits, strict=True)
     ]
     lanes = LaneResults(c.lane_keys, c.lane_index, demands, caps, alloc, admission)
     return Allocation(lanes=lanes, pools=_pool_results(topo, c, caps, supply))
+
+
+def _unused(capacity: list[float], filling: Filling) -> list[float]:
+    """Capacity a filling left unused; none in a pool it saturated."""
+    return [
+        0.0 if full else max(cap - used, 0.0)
+        for cap, used, full in zip(capacity, filling.used, filling.saturated, strict=True)
+    ]
 
 
 def _pool_results(

@@ -36,7 +36,7 @@ class _Spec(BaseModel):
     @classmethod
     def _null_means_default(cls, data: Any) -> Any:
         """``members:`` left empty in YAML is null: treat it as the field's default."""
-        if not isinstance(data, dict):
+        if not isinstance(data, dict) or None not in data.values():
             return data
         fields = cls.model_fields
         return {

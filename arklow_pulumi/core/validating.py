@@ -10,7 +10,7 @@ from collections import Counter
 from collections.abc import Iterable, Iterator
 
 from arklow_pulumi.core.errors import Problem
-from arklow_pulumi.core.topology import Destination, Pool, ScaleTarget
+from arklow_pulumi.core.topology import Destination, Lane, Pool, ScaleTarget
 
 
 def _duplicates(names: Iterable[str]) -> list[str]:
@@ -40,11 +40,10 @@ def destination_problems(dest: Destination) -> Iterator[Problem]:
                 f"(resources: {list(dest.resources)})",
             )
     for lane in dest.lanes:
-        yield from lane_problems(dest, lane.name)
+        yield from lane_problems(dest, lane)
 
 
-def lane_problems(dest: Destination, lane_name: str) -> Iterator[Problem]:
-    lane = next(lane for lane in dest.lanes if lane.name == lane_name)
+def lane_problems(dest: Destination, lane: Lane) -> Iterator[Problem]:
     obj = f"destination {dest.name!r}, lane {lane.name!r}"
     yield from _slash(obj, "name", lane.name)
     if lane.limit < 0:

@@ -93,12 +93,19 @@ def test_cost_counts_units_of_the_resource():
 
 
 ADMISSION = [
-    # steady pool: unused capacity shared again by weight, up to each lane's limit
-    ("steady pool gives headroom", 10, [(10, 1), (10, 1)], [2, 0], [6, 4]),
+    # steady pool: unused capacity goes to active lanes (demand > 0) by weight, up to their
+    # limits; idle lanes get only what no active lane can use
+    ("steady pool gives headroom to active work", 10, [(10, 1), (10, 1)], [2, 0], [10, 0]),
+    ("idle lane gets what active lanes cannot use", 10, [(4, 1), (10, 1)], [2, 0], [4, 6]),
     ("headroom capped by limit", 10, [(3, 1), (10, 1)], [1, 1], [3, 7]),
     ("constrained pool adds nothing", 10, [(20, 1), (20, 1)], [20, 4], [6, 4]),
-    ("weights share headroom", 10, [(20, 1), (20, 3)], [0, 2], [2, 8]),
+    ("weights share headroom among active lanes", 10, [(20, 1), (20, 3)], [1, 1], [3, 7]),
+    ("an idle lane waits behind an active one", 10, [(20, 1), (20, 3)], [0, 2], [0, 10]),
+    ("idle lanes share the rest by weight", 10, [(2, 1), (20, 1), (20, 3)], [1, 0, 0], [2, 2, 6]),
     ("paused lane gets nothing", 10, [(0, 1), (20, 1)], [5, 1], [0, 10]),
+    # issue 8, item 11: p (limit 8, demand 2), q (limit 3, idle), r (limit 4, demand 1)
+    ("issue example, pool of 10", 10, [(8, 1), (3, 1), (4, 1)], [2, 0, 1], [6, 0, 4]),
+    ("issue example, pool of 20", 20, [(8, 1), (3, 1), (4, 1)], [2, 0, 1], [8, 3, 4]),
 ]
 
 
@@ -196,3 +203,18 @@ def test_deterministic():
     demand = {f"d{i}/{n}": 3.0 + i for i in range(6) for n in "xy"}
     first = allocate(t, demand)
     assert all(allocate(t, demand) == first for _ in range(3))
+
+
+def test_idle_lane_admitted_only_from_capacity_active_lanes_cannot_use_across_pools():
+    """Active lane a is bound by its quota pool; idle lane b shares the gpu pool with it and
+    gets what a cannot use there. Active lane c, in gpu only, takes the gpu headroom first."""
+    t = topo(
+        [
+            dest("x", ["gpu", "quota"], lane("a", 100)),
+            dest("y", ["gpu"], lane("b", 5), lane("c", 3)),
+        ],
+        [pool("gpu", "gpu", ["x", "y"], 12), pool("quota", "quota", ["x"], 2)],
+    )
+    result = allocate(t, {"x/a": 1, "y/c": 1})
+    admitted = {k: v.admission for k, v in result.lanes.items()}
+    assert admitted == approx({"x/a": 2, "y/b": 5, "y/c": 3})

@@ -139,3 +139,18 @@ def test_agrees_with_successive_linear_programs(case: Case) -> None:
     for i, k in enumerate(case.keys):
         assert close(result.lanes[k].allocation, alloc[i], 1e-6), (k, result.lanes[k], alloc[i])
         assert close(result.lanes[k].admission, admit[i], 1e-6), (k, result.lanes[k], admit[i])
+
+
+@settings(max_examples=300, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(cases())
+def test_idle_lanes_never_take_capacity_active_lanes_could_use(case: Case) -> None:
+    """Admission serves active lanes (demand > 0) first: an active lane below its limit has a
+    pool that active lanes alone fill, so no idle lane took room it could have used."""
+    result = run(case)
+    active = [case.problem.demands[i] > 0 for i in range(len(case.keys))]
+    admit = [result.lanes[k].admission if active[i] else 0.0 for i, k in enumerate(case.keys)]
+    usage = pool_usage(case, admit)
+    full = [close(u, c, 1e-7) or u >= c for u, c in zip(usage, case.problem.capacity, strict=True)]
+    for i, k in enumerate(case.keys):
+        if active[i] and admit[i] < case.problem.limits[i] - 1e-7:
+            assert any(full[p] for p, _ in case.problem.incidences[i]), k
