@@ -19,12 +19,12 @@ import time
 from collections.abc import Callable, Iterator
 from typing import Literal
 
+import prometheus_client
 from prometheus_client import (
     CollectorRegistry,
     Counter,
     Gauge,
     Histogram,
-    disable_created_metrics,
     generate_latest,
 )
 from prometheus_client.core import GaugeMetricFamily
@@ -37,6 +37,9 @@ POOL_STATES = ("idle", "steady", "constrained")
 TICK_BUCKETS = (0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1.0, 2.5, 5.0, 10.0, 30.0, 60.0)
 HTTP_BUCKETS = (0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1.0, 2.5)
 CONTENT_TYPE = "text/plain; version=0.0.4; charset=utf-8"
+
+# Typed alias: the library function is unannotated.
+_disable_created_metrics: Callable[[], None] = prometheus_client.disable_created_metrics
 
 
 class _PublishedCollector(Collector):
@@ -153,7 +156,7 @@ class Metrics:
     def __init__(self, clock: Callable[[], float] = time.monotonic) -> None:
         # ``*_created`` series double every counter and histogram for nothing Prometheus uses;
         # the switch is process-wide in prometheus-client (one registry per process anyway).
-        disable_created_metrics()
+        _disable_created_metrics()
         self.registry = CollectorRegistry()
         self._clock = clock
         self._lock = threading.Lock()
