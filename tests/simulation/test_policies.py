@@ -1,0 +1,166 @@
+"""Each policy and each JSON figure of ``arklow simulate``, against values computed by hand.
+
+Case A (tick 60 s, launch delay 120 s, so one tick is 1/60 h): destinations a (lane x, limit 10)
+and b (lane y, limit 10) share pool gpu, whose target asg has min 0, max 4, 2 units per replica
+and starts at 2 replicas (4 units); no static capacity, headroom 0.1. Demand a/x = 8 and b/y = 1
+from t = 0, a/x = 0 from t = 300: six ticks, t = 0 … 300.
+
+arklow: t0 capacity 4, fair: b 1, a 3. Needed 9 × 1.1 = 9.9 units → ⌈4.95⌉ = 5, clamped to 4;
+supplied 4 units is out of tolerance, so 2 → 4 (one scale action), 2 replicas pending until
+t = 120. t60 as t0. t120–t240 capacity 8: a 7, b 1. t300: a 0, b 1; the window still holds 4s,
+so no scale-down. a: demand 40, served 3+3+7+7+7 = 27; b: demand 6, served 6 (unit-ticks).
+In service 2,2,4,4,4,4 = 20 replica-ticks; capacity 4,4,8,8,8,8 = 40.
+
+standalone: asg splits into asg@a and asg@b, each min 0, max ⌈4/2⌉ = 2, starting ⌈2/2⌉ = 1.
+a: t0 capacity 2 → served 2; needs 8.8 units → 5, clamped to 2: 1 → 2 (one action), in service
+from t120: served 2,2,4,4,4 = 16. b: capacity 2, needs 1.1 units → 1 replica = current: served 6.
+Replicas a 1,1,2,2,2,2 + b 1 × 6 = 16; capacity 20 + 12 = 32.
+
+free-for-all: one pool, capacity in proportion to demand: t0, t60 4/9 of e; t120–t240 8/9;
+t300 all of b's 1. Scaling as arklow's (same pool demand). a served 2 × 32/9 + 3 × 64/9 = 256/9,
+b served 2 × 4/9 + 3 × 8/9 + 1 = 41/9.
+
+static: frozen at 2 replicas (4 units): a 3 at t0–t240, b 1 always: a 15, b 6; no action.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from tests.simulation.running import simulate_json, write_topology, write_trace
+
+TICK_H = 1 / 60
+
+CASE_A: dict[str, Any] = {
+    "destinations": [
+        {"name": "a", "resources": ["gpu"], "lanes": [{"name": "x", "limit": 10}]},
+        {"name": "b", "resources": ["gpu"], "lanes": [{"name": "y", "limit": 10}]},
+    ],
+    "pools": [
+        {
+            "name": "gpu",
+            "resource": "gpu",
+            "members": ["a", "b"],
+            "scale_targets": [
+                {
+                    "kind": "aws_asg",
+                    "name": "asg",
+                    "region": "us-east-1",
+                    "min_replicas": 0,
+                    "max_replicas": 4,
+                    "units_per_replica": 2,
+                    "replicas": 2,
+                }
+            ],
+        }
+    ],
+}
+TRACE_A = [(0, "a/x", 8), (0, "b/y", 1), (300, "a/x", 0)]
+
+# policy -> (served a, served b, replica-ticks, capacity unit-ticks, scale actions), in ticks
+EXPECTED_A = {
+    "arklow": (27, 6, 20, 40, 1),
+    "standalone": (16, 6, 16, 32, 1),
+    "free-for-all": (256 / 9, 41 / 9, 20, 40, 1),
+    "static": (15, 6, 12, 24, 0),
+}
+
+
+@pytest.fixture(scope="module")
+def case_a(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Any]:
+    tmp = tmp_path_factory.mktemp("case_a")
+    topo = write_topology(tmp / "t.yaml", CASE_A)
+    trace = write_trace(tmp / "trace.csv", TRACE_A)
+    return simulate_json(topo, trace)
+
+
+@pytest.mark.parametrize("policy", list(EXPECTED_A))
+def test_case_a_figures(case_a: dict[str, Any], policy: str) -> None:
+    served_a, served_b, replica_ticks, capacity_ticks, actions = EXPECTED_A[policy]
+    got = case_a["policies"][policy]
+    assert set(got) == {"served_ratio", "utilization", "replica_hours", "scale_actions", "lanes"}
+    assert got["lanes"]["a/x"] == {
+        "demand": pytest.approx(40 * TICK_H),
+        "served": pytest.approx(served_a * TICK_H),
+        "held": pytest.approx((40 - served_a) * TICK_H),
+    }
+    assert got["lanes"]["b/y"] == {
+        "demand": pytest.approx(6 * TICK_H),
+        "served": pytest.approx(served_b * TICK_H),
+        "held": pytest.approx((6 - served_b) * TICK_H, abs=1e-12),
+    }
+    served = served_a + served_b
+    assert got["served_ratio"] == pytest.approx(served / 46)
+    assert got["utilization"] == pytest.approx(served / capacity_ticks)
+    assert got["replica_hours"] == pytest.approx(replica_ticks * TICK_H)
+    assert got["scale_actions"] == actions
+
+
+def test_policies_in_the_order_asked(tmp_path: Path) -> None:
+    topo = write_topology(tmp_path / "t.yaml", CASE_A)
+    trace = write_trace(tmp_path / "trace.csv", TRACE_A)
+    doc = simulate_json(topo, trace, "--policies", "static,arklow")
+    assert list(doc["policies"]) == ["static", "arklow"]
+    assert doc["policies"]["arklow"]["scale_actions"] == 1
+
+
+# Case B: static capacity only, one tick of one hour (figures are units). Pool p1 (capacity 6) is
+# shared by a and b; c is standalone with 2 units. Demand a 5, b 1, c 4.
+CASE_B: dict[str, Any] = {
+    "destinations": [
+        {"name": "a", "resources": ["gpu"], "lanes": [{"name": "x", "limit": 10}]},
+        {"name": "b", "resources": ["gpu"], "lanes": [{"name": "y", "limit": 10}]},
+        {
+            "name": "c",
+            "resources": ["gpu"],
+            "standalone_capacity": {"gpu": 2},
+            "lanes": [{"name": "z", "limit": 10}],
+        },
+    ],
+    "pools": [{"name": "p1", "resource": "gpu", "capacity": 6, "members": ["a", "b"]}],
+}
+# policy -> served a, b, c; capacity 8 under every policy
+EXPECTED_B = {
+    "arklow": (5, 1, 2),  # p1 covers a and b; c has 2
+    "standalone": (3, 1, 2),  # p1 split evenly: a 3, b 3
+    "free-for-all": (4, 0.8, 3.2),  # one pool of 8 for demand 10: everyone gets 80%
+    "static": (5, 1, 2),
+}
+
+
+@pytest.mark.parametrize("policy", list(EXPECTED_B))
+def test_static_capacity_split_and_merge(tmp_path: Path, policy: str) -> None:
+    topo = write_topology(tmp_path / "t.yaml", CASE_B)
+    trace = write_trace(tmp_path / "trace.csv", [(0, "a/x", 5), (0, "b/y", 1), (0, "c/z", 4)])
+    doc = simulate_json(topo, trace, "--tick", "3600", "--policies", policy)
+    got = doc["policies"][policy]
+    served = EXPECTED_B[policy]
+    for key, demand, s in zip(["a/x", "b/y", "c/z"], [5, 1, 4], served, strict=True):
+        assert got["lanes"][key]["served"] == pytest.approx(s)
+        assert got["lanes"][key]["held"] == pytest.approx(demand - s, abs=1e-12)
+    assert got["utilization"] == pytest.approx(sum(served) / 8)
+    assert got["replica_hours"] == 0
+    assert got["scale_actions"] == 0
+
+
+def test_demand_above_limit_is_not_counted(tmp_path: Path) -> None:
+    doc_topo = {
+        "destinations": [
+            {
+                "name": "a",
+                "resources": ["cpu"],
+                "standalone_capacity": {"cpu": 10},
+                "lanes": [{"name": "x", "limit": 4}],
+            }
+        ]
+    }
+    topo = write_topology(tmp_path / "t.yaml", doc_topo)
+    trace = write_trace(tmp_path / "trace.csv", [(0, "a/x", 50), (7200, "a/x", 50)])
+    doc = simulate_json(topo, trace, "--tick", "3600", "--policies", "arklow")
+    # ticks at 0, 1 h, 2 h: e = min(50, 4) = 4 each
+    assert doc["policies"]["arklow"]["lanes"]["a/x"] == {"demand": 12, "served": 12, "held": 0}
+    assert doc["policies"]["arklow"]["served_ratio"] == 1
+    assert doc["policies"]["arklow"]["utilization"] == pytest.approx(12 / 30)
