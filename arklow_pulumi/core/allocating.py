@@ -238,7 +238,9 @@ def _pool_results(
             demand=pool_demand,
             pressure=pressure,
             state=state,
-            desired_replicas=desired_replicas(pool_demand, pool.headroom, pool.scale_targets),
+            desired_replicas=desired_replicas(
+                pool_demand, pool.headroom, pool.scale_targets, pool.capacity
+            ),
         )
     return results
 

@@ -1,9 +1,11 @@
 """Scale decisions: how many replicas each scale target of a pool should run.
 
-Single tick: ``desired units = demand × (1 + headroom)``; they are split across the pool's targets
-in proportion to each target's largest supply (``max_replicas × units_per_replica``), each share
-turned into replicas by ``ceil`` and clamped to the target's ``[min_replicas, max_replicas]``.
-A pool without demand (no members, or idle) settles every target to its minimum.
+Single tick: ``needed = demand × (1 + headroom)`` units; the pool's static capacity already covers
+part of it, so the targets must supply ``max(0, needed - static capacity)``. Those units are split
+across the pool's targets in proportion to each target's largest supply
+(``max_replicas × units_per_replica``), each share turned into replicas by ``ceil`` and clamped
+to the target's ``[min_replicas, max_replicas]``. A pool without demand (no members, or idle)
+settles every target to its minimum.
 
 Over time the controller smooths this decision with the scale policy
 (:mod:`arklow_pulumi.core.policy`, applied by :mod:`arklow_pulumi.core.deciding`).
@@ -29,13 +31,24 @@ def replicas_for(units: float, units_per_replica: float) -> int:
     return max(0, math.ceil(x - _EPS * max(1.0, abs(x))))
 
 
+def target_units(demand: float, headroom: float, static_capacity: float = 0.0) -> float:
+    """Units the scale targets must supply: what ``demand`` plus headroom needs beyond the
+    pool's static capacity."""
+    needed = demand * (1.0 + headroom)
+    rest = needed - static_capacity
+    return rest if rest > _EPS * needed else 0.0  # float noise of a full cover is no shortfall
+
+
 def desired_replicas(
-    demand: float, headroom: float, targets: Sequence[ScaleTarget]
+    demand: float,
+    headroom: float,
+    targets: Sequence[ScaleTarget],
+    static_capacity: float = 0.0,
 ) -> tuple[int, ...]:
     """The single-tick decision for each target of a pool, each within its [min, max]."""
     if not targets:
         return ()
-    units = demand * (1.0 + headroom)
+    units = target_units(demand, headroom, static_capacity)
     shares = _split(units, targets)
     return tuple(
         clamp(replicas_for(share, t.units_per_replica), t.min_replicas, t.max_replicas)

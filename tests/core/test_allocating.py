@@ -218,3 +218,28 @@ def test_idle_lane_admitted_only_from_capacity_active_lanes_cannot_use_across_po
     result = allocate(t, {"x/a": 1, "y/c": 1})
     admitted = {k: v.admission for k, v in result.lanes.items()}
     assert admitted == approx({"x/a": 2, "y/b": 5, "y/c": 3})
+
+
+STATIC_POOLS = [
+    # (name, static capacity, replicas now, demand, desired replicas): units_per_replica 4,
+    # headroom 0.1, target [1, 20] — the targets supply only what static capacity does not
+    ("no static capacity", 0, 2, 40, 11),
+    ("static covers part", 20, 2, 40, 6),
+    ("static covers all", 50, 2, 40, 1),
+    ("supply now does not matter", 20, 9, 40, 6),
+]
+
+
+@pytest.mark.parametrize(
+    ("name", "static", "replicas", "demand", "desired"),
+    STATIC_POOLS,
+    ids=[c[0] for c in STATIC_POOLS],
+)
+def test_desired_replicas_count_static_capacity(name, static, replicas, demand, desired):
+    t = topo(
+        [dest("d", ["r"], lane("l", 1000))],
+        [pool("p", "r", ["d"], static, scale_targets=[target("t", 1, 20, 4, replicas)])],
+    )
+    result = allocate(t, {"d/l": demand}).pools["p"]
+    assert result.desired_replicas == (desired,)
+    assert result.capacity == static + 4 * replicas

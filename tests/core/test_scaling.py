@@ -35,6 +35,52 @@ def test_desired_replicas(demand, headroom, targets, expected) -> None:
     assert desired_replicas(demand, headroom, targets) == expected
 
 
+STATIC = [
+    # (name, demand, headroom, static capacity, targets, expected) — issue 8, item 9
+    ("static covers all: targets settle to min", 10, 0.1, 11, [T(1, 9)], (1,)),
+    ("static covers more than needed", 10, 0.1, 500, [T(0, 9)], (0,)),
+    ("targets supply only the shortfall", 100, 0.1, 100, [T(0, 50)], (10,)),
+    ("shortfall in replicas, rounded up", 100, 0.1, 100, [T(0, 50, 4)], (3,)),
+    (
+        "shortfall split across targets",
+        100,
+        0.0,
+        60,
+        [T(0, 10, 2, "a"), T(0, 10, 2, "b")],
+        (10, 10),
+    ),
+    (
+        "shortfall split, not the whole need",
+        100,
+        0.0,
+        80,
+        [T(0, 10, 2, "a"), T(0, 10, 2, "b")],
+        (5, 5),
+    ),
+    ("shortfall above max is clamped", 1000, 0.1, 100, [T(0, 5, 2)], (5,)),
+    ("min holds even when static covers", 5, 0.0, 100, [T(3, 5)], (3,)),
+    ("no static: the whole need", 10, 0.1, 0, [T(0, 100)], (11,)),
+    ("float noise of an exact cover", 10, 0.1, 11.000000000000002, [T(0, 9)], (0,)),
+    ("idle pool with static capacity", 0, 0.1, 50, [T(2, 9)], (2,)),
+]
+
+
+@pytest.mark.parametrize(
+    ("name", "demand", "headroom", "static", "targets", "expected"),
+    STATIC,
+    ids=[c[0] for c in STATIC],
+)
+def test_desired_replicas_with_static_capacity(
+    name: str,
+    demand: float,
+    headroom: float,
+    static: float,
+    targets: list[ScaleTarget],
+    expected: tuple[int, ...],
+) -> None:
+    assert desired_replicas(demand, headroom, targets, static) == expected
+
+
 def test_replicas_for_tolerates_float_noise() -> None:
     assert replicas_for(0.1 * 3, 0.1) == 3
     assert replicas_for(3.0000001, 1) == 4
