@@ -8,8 +8,8 @@ STAMP  := $(VENV)/.installed
 
 .PHONY: run test lint unit engine bench clean
 
-run: $(STAMP)
-	$(BIN)/arklow allocate --topology examples/topology.yaml --demand examples/demand.yaml --format table
+run: $(STAMP) engine
+	PATH="$(CURDIR)/.tools/bin:$(CURDIR)/$(BIN):$$PATH" $(BIN)/arklow dev run
 
 test: lint unit
 

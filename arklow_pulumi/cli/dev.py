@@ -85,3 +85,28 @@ def clouds(host: str, aws_port: int, gcp_port: int, stack: str) -> None:
         while not stop.wait(0.5):
             pass
     click.echo("local clouds stopped", err=True)
+
+
+@dev.command(name="run")
+@click.option(
+    "--tick",
+    type=click.FloatRange(min=10, max=3600),
+    default=120.0,
+    show_default=True,
+    help="Controller interval on the simulated clock, in seconds.",
+)
+@click.option("--stack", default="dev", show_default=True)
+def run_day(tick: float, stack: str) -> None:
+    """The main job: local clouds, `pulumi up` of the stack, the real controller over one
+    simulated day (a second `pulumi up` at noon), a summary and .arklow/report/index.html."""
+    from arklow_pulumi.scenario.running import RunOptions, run
+    from arklow_pulumi.store_location import find_project_dir
+
+    project = find_project_dir()
+    try:
+        result = run(RunOptions(project, project / ".arklow", tick, stack))
+    except KeyboardInterrupt:
+        click.echo("interrupted; local clouds stopped", err=True)
+        raise SystemExit(130) from None
+    click.echo(result.summary)
+    click.echo(f"\nreport: {result.report}\ndone in {result.seconds:.0f}s")

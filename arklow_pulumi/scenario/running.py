@@ -1,0 +1,129 @@
+"""The main job, start to end (see the package docstring)."""
+
+from __future__ import annotations
+
+import logging
+import os
+import sys
+import time
+from dataclasses import dataclass
+from datetime import UTC, datetime
+from pathlib import Path
+
+from arklow_pulumi.controller.ports import DemandReport
+from arklow_pulumi.scenario.clock import SimulatedClock
+from arklow_pulumi.scenario.day import DAY_S, JOIN_AT_S, JOINING, Day
+from arklow_pulumi.scenario.progress import Progress
+from arklow_pulumi.scenario.recording import Recording, lane_figures, pool_figures
+from arklow_pulumi.scenario.reporting import summary_text, write_report
+from arklow_pulumi.scenario.stack import DevStack
+
+# The simulated day (a Monday); the clock the controller reads starts here.
+DAY_START = datetime(2026, 1, 5, tzinfo=UTC).timestamp()
+LEASE_TTL_S = 3600.0  # real seconds: the mid-day `pulumi up` pauses the ticks for a while
+
+
+@dataclass(frozen=True, slots=True)
+class RunOptions:
+    repo: Path
+    out: Path  # .arklow
+    tick_s: float = 120.0
+    stack: str = "dev"
+
+
+@dataclass(frozen=True, slots=True)
+class RunResult:
+    summary: str
+    report: Path
+    seconds: float
+
+
+def say(line: str) -> None:
+    print(line, file=sys.stderr, flush=True)
+
+
+def run(options: RunOptions) -> RunResult:
+    from arklow_pulumi.devservers.clouds import LocalClouds, load_stack, stack_groups
+
+    started = time.monotonic()
+    logging.basicConfig(level=logging.WARNING, format="%(name)s: %(message)s")
+    topology, autoscaled = load_stack(options.repo, options.stack)
+    groups = stack_groups(topology, autoscaled)
+    say("starting local clouds (moto for AWS, the Compute test server for GCP)")
+    with LocalClouds() as clouds:
+        clouds.create(groups)
+        # The controller's supply bindings (boto3, the GCP binding) read their endpoints and
+        # test credentials from this process's environment, as `arklow controller run` does.
+        os.environ.update(clouds.env())
+        stack = DevStack(options.repo, options.out / "run", clouds.env(), options.stack)
+        say(f"pulumi up of the {options.stack} stack (state and store in {stack.work})")
+        stack.prepare()
+        stack.up()
+        recording = _day(options, stack)
+    say("local clouds stopped")
+    lanes, pools = lane_figures(recording), pool_figures(recording)
+    summary = summary_text(recording, lanes, pools)
+    notes = _notes(stack)
+    report = write_report(recording, lanes, pools, options.out / "report", notes)
+    return RunResult(summary + "\n\n" + "\n".join(notes), report, time.monotonic() - started)
+
+
+def _day(options: RunOptions, stack: DevStack) -> Recording:
+    from arklow_pulumi.controller.leasing import take_leadership
+    from arklow_pulumi.controller.ticking import Controller, TickSettings
+    from arklow_pulumi.store.engine import close_stores, open_store
+    from arklow_pulumi.supply.routing import router_from_env
+
+    day = Day(tick_s=options.tick_s)
+    clock = SimulatedClock(DAY_START)
+    recording = Recording(options.tick_s)
+    store = open_store(stack.store_url)
+    leadership = take_leadership(store, LEASE_TTL_S)
+    try:
+        controller = Controller(
+            store,
+            router_from_env(),
+            leadership.lease,
+            settings=TickSettings(interval_s=options.tick_s),
+            clock=clock,
+            say=say,
+        )
+        controller.restore()
+        sink = controller.demand_sink()
+        progress = Progress(day.ticks)
+        joined = False
+        for i in range(day.ticks):
+            t = i * options.tick_s
+            if not joined and t >= JOIN_AT_S:
+                joined = True
+                destination, pool = JOINING
+                progress.interrupt(f"{_clock(t)}  pulumi up: {destination} joins {pool}")
+                stack.join(destination, pool)
+                stack.up()
+                recording.event(t, f"pulumi up: {destination} joins pool {pool}")
+            known = set(sink.known_lanes())
+            demand = day.demand(t)
+            sink.accept([DemandReport(lane, d) for lane, d in demand.items() if lane in known])
+            outcome = controller.tick()
+            recording.add(t, outcome.published)
+            clock.advance(options.tick_s)
+            progress.update(i + 1, f"simulated {_clock(t + options.tick_s)} of 24:00")
+    finally:
+        leadership.release()
+        close_stores()
+    return recording
+
+
+def _clock(t: float) -> str:
+    t = min(t, DAY_S)
+    return f"{int(t // 3600):02d}:{int(t % 3600 // 60):02d}"
+
+
+def _notes(stack: DevStack) -> list[str]:
+    return [
+        f"Pulumi state: {stack.work / 'state'} "
+        f"(PULUMI_BACKEND_URL=file://{(stack.work / 'state').resolve()} "
+        f"PULUMI_CONFIG_PASSPHRASE= pulumi stack export --stack {stack.stack} "
+        f"--cwd {stack.project})",
+        f"Topology store: {stack.store_url} (arklow topology show --store {stack.store_url})",
+    ]
