@@ -83,16 +83,30 @@ def observed_of(pool: Pool, target: ScaleTarget, observed: Mapping[TargetId, Obs
     return seen if seen is not None else Observed(in_service=target.replicas, pending=0)
 
 
-def in_service_capacity(topo: Topology, observed: Mapping[TargetId, Observed]) -> dict[str, float]:
-    """Each pool with targets: static capacity plus in-service replicas × units per replica."""
+# Per pool with targets: each target's id, value and observation, in the pool's target order.
+_Seen = tuple[tuple[TargetId, ScaleTarget, Observed], ...]
+
+
+def _seen(topo: Topology, observed: Mapping[TargetId, Observed]) -> dict[str, _Seen]:
     return {
-        pool.name: pool.capacity
-        + sum(
-            observed_of(pool, t, observed).in_service * t.units_per_replica
+        pool.name: tuple(
+            (TargetId(pool.name, t.name), t, observed_of(pool, t, observed))
             for t in pool.scale_targets
         )
         for pool in topo.pools.values()
         if pool.scale_targets
+    }
+
+
+def in_service_capacity(topo: Topology, observed: Mapping[TargetId, Observed]) -> dict[str, float]:
+    """Each pool with targets: static capacity plus in-service replicas × units per replica."""
+    return _capacity(topo, _seen(topo, observed))
+
+
+def _capacity(topo: Topology, seen: Mapping[str, _Seen]) -> dict[str, float]:
+    return {
+        name: topo.pools[name].capacity + sum(o.in_service * t.units_per_replica for _, t, o in ts)
+        for name, ts in seen.items()
     }
 
 
@@ -104,15 +118,12 @@ def decide(
     now: float,
 ) -> Decision:
     """Allocation for every lane and the replica count for every scale target (see module doc)."""
-    allocation = allocate(topo, demand, in_service_capacity(topo, observed))
+    seen = _seen(topo, observed)
+    allocation = allocate(topo, demand, _capacity(topo, seen))
     targets: dict[TargetId, TargetDecision] = {}
-    for pool in topo.pools.values():
-        if pool.scale_targets:
-            recommended = allocation.pools[pool.name].desired_replicas
-            for decision in _decide_pool(
-                topo, pool, allocation, recommended, observed, history, now
-            ):
-                targets[decision.target] = decision
+    for name, ts in seen.items():
+        for decision in _decide_pool(topo, topo.pools[name], allocation, ts, history, now):
+            targets[decision.target] = decision
     return Decision(allocation=allocation, targets=targets)
 
 
@@ -120,20 +131,19 @@ def _decide_pool(
     topo: Topology,
     pool: Pool,
     allocation: Allocation,
-    recommended: Sequence[int],
-    observed: Mapping[TargetId, Observed],
+    seen: _Seen,
     history: Mapping[TargetId, Sequence[Recommendation]],
     now: float,
     /,
 ) -> list[TargetDecision]:
     policy = pool.scale_policy
-    ids = [TargetId(pool.name, t.name) for t in pool.scale_targets]
-    currents = [observed_of(pool, t, observed).current for t in pool.scale_targets]
+    result = allocation.pools[pool.name]
+    currents = [o.in_service + o.pending for _, _, o in seen]
     settle = not topo.members(pool.name)
-    hold = not settle and _within_tolerance(pool, allocation, currents)
+    hold = not settle and _within_tolerance(pool, result.demand, seen, currents)
     horizon = now - policy.scale_down_window_s
     decisions = []
-    for tid, t, current, rec in zip(ids, pool.scale_targets, currents, recommended, strict=True):
+    for (tid, t, _), current, rec in zip(seen, currents, result.desired_replicas, strict=True):
         lo, hi = t.min_replicas, t.max_replicas
         rec = clamp(rec, lo, hi)
         if settle:
@@ -151,10 +161,8 @@ def _decide_pool(
     return decisions
 
 
-def _within_tolerance(pool: Pool, allocation: Allocation, currents: Sequence[int]) -> bool:
+def _within_tolerance(pool: Pool, demand: float, seen: _Seen, currents: Sequence[int]) -> bool:
     """The pool's targets supply (in service + pending) what it needs, within the tolerance."""
-    needed = allocation.pools[pool.name].demand * (1.0 + pool.headroom) - pool.capacity
-    supplied = sum(
-        c * t.units_per_replica for c, t in zip(currents, pool.scale_targets, strict=True)
-    )
+    needed = demand * (1.0 + pool.headroom) - pool.capacity
+    supplied = sum(c * t.units_per_replica for c, (_, t, _) in zip(currents, seen, strict=True))
     return within_tolerance(max(0.0, needed), supplied, pool.scale_policy.tolerance)
