@@ -50,6 +50,7 @@ from arklow_pulumi.controller.publishing import (
 from arklow_pulumi.controller.sinking import StoreDemandSink
 from arklow_pulumi.core.deciding import Decision, Observed, Recommendation, TargetId, decide
 from arklow_pulumi.core.errors import ArklowError
+from arklow_pulumi.core.policy import DEFAULT_POLICY
 from arklow_pulumi.core.topology import Topology
 from arklow_pulumi.store.engine import Store
 from arklow_pulumi.store.runtime import (
@@ -183,8 +184,8 @@ class Controller:
 
     def restore(self) -> Topology:
         """Continue from the store: last published tick, recommendations, demand history."""
-        now = self.clock.time()
-        snapshot = load_snapshot(self.store, now - self._window_s(None))
+        topo = load_topology(self.store)
+        snapshot = load_snapshot(self.store, self.clock.time() - self._window_s(topo))
         memory = self._memory
         if snapshot.published is not None:
             tick, _at, document = snapshot.published
@@ -197,7 +198,6 @@ class Controller:
         }
         memory.last_demand = dict(snapshot.last_demand)
         memory.written = dict(snapshot.targets)
-        topo = load_topology(self.store)
         self._sink.refresh(topo)
         return topo
 
@@ -334,10 +334,10 @@ class Controller:
             if name in names
         }
 
-    def _window_s(self, topo: Topology | None) -> float:
-        """How far back recommendations matter: the longest scale-down window (and an hour)."""
-        windows = [p.scale_policy.scale_down_window_s for p in topo.pools.values()] if topo else []
-        return max([3600.0, *windows]) + self.settings.interval_s
+    def _window_s(self, topo: Topology) -> float:
+        """How far back recommendations matter: the longest scale-down window, and a tick."""
+        windows = [p.scale_policy.scale_down_window_s for p in topo.pools.values()]
+        return max([DEFAULT_POLICY.scale_down_window_s, *windows]) + self.settings.interval_s
 
 
 def run_loop(controller: Controller, wait: Callable[[float], bool]) -> None:

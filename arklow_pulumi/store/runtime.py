@@ -86,7 +86,8 @@ class TickRecord:
     targets: Sequence[TargetRecord] = ()
     recommendations: Sequence[tuple[str, float, int]] = ()  # (target, at, replicas)
     demand: Sequence[tuple[str, float]] = ()  # (lane, demand) history rows at ``at``
-    # Rows older than these times are pruned, at most PRUNE_BATCH per table per tick.
+    # Rows older than these times are pruned in one batch per table per tick (PRUNE_BATCH, or
+    # twice the rows the tick adds when that is more).
     history_before: float | None = None
     recommendations_before: float | None = None
 
@@ -277,14 +278,18 @@ def write_tick(store: Store, lease: Lease, record: TickRecord) -> None:
             "document": dict(record.published),
         }
         _upsert(conn, PUBLISHED, [published], ("name",))
+        # At least twice what this tick added, so pruning always keeps up with the inserts.
         if record.history_before is not None:
-            _prune(conn, HISTORY, record.history_before)
+            batch = max(PRUNE_BATCH, 2 * len(record.demand))
+            _prune(conn, HISTORY, record.history_before, batch)
         if record.recommendations_before is not None:
-            _prune(conn, RECOMMENDATIONS, record.recommendations_before)
+            batch = max(PRUNE_BATCH, 2 * len(record.recommendations))
+            _prune(conn, RECOMMENDATIONS, record.recommendations_before, batch)
 
 
-def _prune(conn: Connection, table: Table, before: float) -> int:
-    ids = select(table.c.id).where(table.c.at < before).order_by(table.c.id).limit(PRUNE_BATCH)
+def _prune(conn: Connection, table: Table, before: float, batch: int | None = None) -> int:
+    limit = PRUNE_BATCH if batch is None else batch
+    ids = select(table.c.id).where(table.c.at < before).order_by(table.c.id).limit(limit)
     return conn.execute(delete(table).where(table.c.id.in_(ids.scalar_subquery()))).rowcount
 
 

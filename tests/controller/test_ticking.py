@@ -219,9 +219,10 @@ def test_demand_history_keeps_changes_and_prunes_old_rows_in_batches(
     # interactive once (unchanged afterwards), batch every tick; nightly never had demand.
     assert history_rows(controller.store) == 11
     clock.advance(200)  # every row is now older than the retention; reports are stale
-    controller.tick()  # adds 2 rows (both lanes to 0), prunes 2
-    assert history_rows(controller.store) == 11
-    for _ in range(6):
+    controller.tick()  # adds 2 rows (both lanes to 0), prunes twice that many old ones
+    assert history_rows(controller.store) == 11 + 2 - 4
+    for left in (7, 5, 3, 1, 0, 0):  # old rows, PRUNE_BATCH (2) per tick that adds nothing
+        assert history_rows(controller.store) == left + 2
         clock.advance(10)
         controller.tick()
     assert history_rows(controller.store) == 2  # only the rows of the stale tick remain
