@@ -21,7 +21,6 @@ so a controller tick only pays for the three fillings.
 
 from __future__ import annotations
 
-import math
 from collections.abc import Iterator, Mapping
 from dataclasses import dataclass
 from typing import Literal
@@ -30,6 +29,7 @@ from weakref import WeakKeyDictionary
 from arklow_pulumi.core.errors import InvalidInput, Problem
 from arklow_pulumi.core.filling import Filling, progressive_fill
 from arklow_pulumi.core.scaling import desired_replicas
+from arklow_pulumi.core.spec import MAX_UNITS
 from arklow_pulumi.core.topology import Topology
 
 PoolState = Literal["idle", "steady", "constrained"]
@@ -150,19 +150,21 @@ def _compile(topo: Topology) -> CompiledTopology:
 
 
 def check_demand(topo: Topology, demand: Mapping[str, float]) -> None:
-    """Refuse demand for an unknown lane, and negative or non-finite demand."""
+    """Refuse demand for an unknown lane, and demand outside [0, 1e12] (NaN included)."""
     known = compile_topology(topo).lane_index
     unknown = demand.keys() - known.keys()
-    bad = [k for k, v in demand.items() if not 0 <= v < math.inf] if demand else []
+    bad = [k for k, v in demand.items() if not 0 <= v <= MAX_UNITS] if demand else []
     if not unknown and not bad:
         return
     problems = [
-        Problem(f"demand lane {key!r}", "lanes", "no such lane in the topology")
+        Problem(f"demand lane {key!r:.300}", "lanes", "no such lane in the topology")
         for key in sorted(unknown)
     ]
     problems += [
         Problem(
-            f"demand lane {key!r}", "lanes", f"must be a finite number >= 0 (got {demand[key]})"
+            f"demand lane {key!r:.300}",
+            "lanes",
+            f"must be a finite number >= 0 and <= {MAX_UNITS:g} (got {demand[key]!r:.40})",
         )
         for key in bad
     ]

@@ -70,7 +70,7 @@ def _problem(source: str, raw: Any, err: Mapping[str, Any]) -> Problem:
             node = element
             i += 2
             continue
-        fields.append(str(key))
+        fields.append(str(key) if len(str(key)) <= 300 else _short(key, 300))
         node = child
         i += 1
     obj = ", ".join(objects) if objects else source
@@ -88,7 +88,7 @@ def _child(node: Any, key: str | int) -> Any:
 
 def _name_of(element: Any, index: int) -> str:
     if isinstance(element, Mapping) and isinstance(element.get("name"), str):
-        return repr(element["name"])
+        return _short(element["name"], 300)
     return f"#{index + 1}"
 
 
@@ -98,10 +98,19 @@ def _message(err: Mapping[str, Any]) -> str:
         return "is required"
     if err.get("type") == "extra_forbidden":
         return "is not a known field"
+    if err.get("type") == "value_error":  # our own checks: their text says what was wrong
+        return msg.removeprefix("Value error, ")
     value = err.get("input")
     if isinstance(value, (str, int, float, bool)) or value is None:
-        return f"{msg[0].lower()}{msg[1:]} (got {value!r})"
+        return f"{msg[0].lower()}{msg[1:]} (got {_short(value)})"
     return f"{msg[0].lower()}{msg[1:]}"
+
+
+def _short(value: object, limit: int = 60) -> str:
+    """A value as it is echoed back: its repr, shortened (a name can be long, an integer can
+    have hundreds of digits)."""
+    text = repr(value) if not isinstance(value, int) or abs(value) < 10**limit else "a huge number"
+    return text if len(text) <= limit else f"{text[: limit - 3]}..."
 
 
 def _kind(value: object) -> str:

@@ -5,22 +5,67 @@ stack config and from the arguments of the Pulumi resources. They check each fie
 (types, ranges); rules that span objects (unknown members, a second pool for one resource, ...)
 are checked when a :class:`~arklow_pulumi.core.topology.Topology` is built from a spec.
 
-Numbers are strict: ``"5"`` and ``true`` are not numbers; NaN and infinities are refused.
+Numbers are strict: ``"5"`` and ``true`` are not numbers; NaN and infinities are refused. Every
+number has a documented range (below), so that no sum, product or ``ceil`` the engine computes
+(``Σ e × cost × (1 + headroom)``, ``demand / capacity``, ``needed / units_per_replica``) can
+overflow or turn into NaN, and every output stays strict JSON:
+
+- replica counts (``min_replicas``, ``max_replicas``, ``replicas``, step sizes): integers in
+  [0, 1,000,000] (steps from 1);
+- amounts of units (``limit``, demand, ``capacity``, ``standalone_capacity``): in [0, 1e12]; a
+  capacity is 0 or at least 1e-9, so that pressure stays finite;
+- ``units_per_replica``: in [1e-6, 1e12]; ``weight`` and ``cost``: in [1e-6, 1e6];
+- ``headroom``: a fraction in [0, 100].
+
+Names (destinations, lanes, resources, pools, scale targets, groups, regions, zones, projects,
+members) are 1 to 255 characters, all printable (``str.isprintable``: no control, format,
+separator other than the space, or unassigned characters), the same rule on every store backend.
+Composite keys stay in bounds: ``<destination>/<lane>`` is at most 511 characters, and a
+standalone pool's name ``<destination>/<resource>`` is checked against 255 where it is formed.
 """
 
 from __future__ import annotations
 
 from typing import Annotated, Any, Literal
 
-from pydantic import BaseModel, ConfigDict, Field, model_validator
+from pydantic import AfterValidator, BaseModel, ConfigDict, Field, model_validator
 
 from arklow_pulumi.core.policy import DEFAULT_POLICY
 
-Name = Annotated[str, Field(strict=True, min_length=1)]
-NonNegative = Annotated[float, Field(strict=True, ge=0, allow_inf_nan=False)]
-Positive = Annotated[float, Field(strict=True, gt=0, allow_inf_nan=False)]
-Count = Annotated[int, Field(strict=True, ge=0)]
-Step = Annotated[int, Field(strict=True, ge=1)]
+MAX_NAME_LENGTH = 255
+MAX_COUNT = 1_000_000
+MAX_UNITS = 1e12
+MIN_CAPACITY = 1e-9
+MIN_FACTOR, MAX_FACTOR = 1e-6, 1e6
+MIN_UNITS_PER_REPLICA = 1e-6
+MAX_HEADROOM = 100.0
+
+
+def _printable(value: str) -> str:
+    if not value.isprintable():
+        bad = next(c for c in value if not c.isprintable())
+        raise ValueError(f"must contain only printable characters (found U+{ord(bad):04X})")
+    return value
+
+
+def _capacity(value: float) -> float:
+    if 0 < value < MIN_CAPACITY:
+        raise ValueError(f"must be 0 or at least {MIN_CAPACITY:g} (got {value!r})")
+    return value
+
+
+Name = Annotated[
+    str, Field(strict=True, min_length=1, max_length=MAX_NAME_LENGTH), AfterValidator(_printable)
+]
+NonNegative = Annotated[float, Field(strict=True, ge=0, le=MAX_UNITS, allow_inf_nan=False)]
+Capacity = Annotated[NonNegative, AfterValidator(_capacity)]
+Factor = Annotated[float, Field(strict=True, ge=MIN_FACTOR, le=MAX_FACTOR, allow_inf_nan=False)]
+UnitsPerReplica = Annotated[
+    float, Field(strict=True, ge=MIN_UNITS_PER_REPLICA, le=MAX_UNITS, allow_inf_nan=False)
+]
+Headroom = Annotated[float, Field(strict=True, ge=0, le=MAX_HEADROOM, allow_inf_nan=False)]
+Count = Annotated[int, Field(strict=True, ge=0, le=MAX_COUNT)]
+Step = Annotated[int, Field(strict=True, ge=1, le=MAX_COUNT)]
 Percent = Annotated[float, Field(strict=True, ge=0, le=100, allow_inf_nan=False)]
 Fraction = Annotated[float, Field(strict=True, ge=0, le=1, allow_inf_nan=False)]
 
@@ -51,8 +96,8 @@ class LaneSpec(_Spec):
 
     name: Name
     limit: NonNegative
-    weight: Positive = 1.0
-    cost: dict[Name, Positive] | None = None
+    weight: Factor = 1.0
+    cost: dict[Name, Factor] | None = None
 
 
 class DestinationSpec(_Spec):
@@ -61,7 +106,7 @@ class DestinationSpec(_Spec):
     name: Name
     resources: list[Name] = Field(default_factory=list)
     lanes: list[LaneSpec] = Field(default_factory=list)
-    standalone_capacity: dict[Name, NonNegative] = Field(default_factory=dict)
+    standalone_capacity: dict[Name, Capacity] = Field(default_factory=dict)
 
 
 class ScaleTargetSpec(_Spec):
@@ -81,7 +126,7 @@ class ScaleTargetSpec(_Spec):
     project: Name | None = None
     min_replicas: Count
     max_replicas: Count
-    units_per_replica: Positive
+    units_per_replica: UnitsPerReplica
     replicas: Count | None = None
     override_policies: bool = False
 
@@ -104,8 +149,8 @@ class PoolSpec(_Spec):
 
     name: Name
     resource: Name
-    capacity: NonNegative = 0.0
-    headroom: NonNegative = DEFAULT_HEADROOM
+    capacity: Capacity = 0.0
+    headroom: Headroom = DEFAULT_HEADROOM
     members: list[Name] = Field(default_factory=list)
     scale_targets: list[ScaleTargetSpec] = Field(default_factory=list)
     scale_policy: ScalePolicySpec | None = None

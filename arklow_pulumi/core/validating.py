@@ -2,6 +2,8 @@
 
 Each check yields :class:`Problem` values naming the object and the field, so callers can report
 every problem at once (``arklow validate``) or turn them into ``CheckFailure`` values (Pulumi).
+Objects built in code rather than parsed from a spec get the spec's ranges and name rule here
+too (:mod:`arklow_pulumi.core.spec` documents them).
 """
 
 from __future__ import annotations
@@ -10,7 +12,35 @@ from collections import Counter
 from collections.abc import Iterable, Iterator
 
 from arklow_pulumi.core.errors import Problem
-from arklow_pulumi.core.topology import Destination, Lane, Pool, ScaleTarget
+from arklow_pulumi.core.spec import (
+    MAX_COUNT,
+    MAX_FACTOR,
+    MAX_HEADROOM,
+    MAX_NAME_LENGTH,
+    MAX_UNITS,
+    MIN_CAPACITY,
+    MIN_FACTOR,
+    MIN_UNITS_PER_REPLICA,
+)
+from arklow_pulumi.core.topology import Destination, Lane, Pool, ScaleTarget, standalone_pool_name
+
+
+def name_problems(obj: str, field: str, value: str) -> Iterator[Problem]:
+    """The one name rule of every backend: 1 to 255 printable characters."""
+    if not 1 <= len(value) <= MAX_NAME_LENGTH:
+        yield Problem(
+            obj, field, f"must be 1 to {MAX_NAME_LENGTH} characters long (got {len(value)})"
+        )
+    if not value.isprintable():
+        bad = next(c for c in value if not c.isprintable())
+        yield Problem(
+            obj, field, f"must contain only printable characters (found U+{ord(bad):04X})"
+        )
+
+
+def _range(obj: str, field: str, value: float, low: float, high: float) -> Iterator[Problem]:
+    if not low <= value <= high:  # False for NaN too
+        yield Problem(obj, field, f"must be between {low:g} and {high:g} (got {value!r:.40})")
 
 
 def _duplicates(names: Iterable[str]) -> list[str]:
@@ -23,33 +53,60 @@ def _slash(obj: str, field: str, value: str) -> Iterator[Problem]:
 
 
 def destination_problems(dest: Destination) -> Iterator[Problem]:
-    obj = f"destination {dest.name!r}"
+    obj = f"destination {dest.name!r:.300}"
+    yield from name_problems(obj, "name", dest.name)
     yield from _slash(obj, "name", dest.name)
     for resource in _duplicates(dest.resources):
         yield Problem(obj, "resources", f"resource {resource!r} is listed more than once")
     for resource in dest.resources:
+        yield from name_problems(obj, "resources", resource)
         yield from _slash(obj, "resources", resource)
-    for name in _duplicates(lane.name for lane in dest.lanes):
-        yield Problem(f"{obj}, lane {name!r}", "name", "duplicate lane name in this destination")
-    for resource in dest.standalone_capacity:
+        standalone = standalone_pool_name(dest.name, resource)
+        if len(standalone) > MAX_NAME_LENGTH:
+            yield Problem(
+                obj,
+                "resources",
+                f"its standalone pool for {resource!r} would be named "
+                f"'<destination>/<resource>', {len(standalone)} characters "
+                f"(at most {MAX_NAME_LENGTH}): shorten the destination or the resource name",
+            )
+    for resource, capacity in dest.standalone_capacity.items():
+        field = f"standalone_capacity.{resource}"
         if resource not in dest.resources:
             yield Problem(
                 obj,
-                f"standalone_capacity.{resource}",
+                field,
                 f"resource {resource!r} is not one the destination draws from "
                 f"(resources: {list(dest.resources)})",
             )
+        yield from _capacity(obj, field, capacity)
+    for name in _duplicates(lane.name for lane in dest.lanes):
+        yield Problem(f"{obj}, lane {name!r}", "name", "duplicate lane name in this destination")
     for lane in dest.lanes:
         yield from lane_problems(dest, lane)
 
 
+def _capacity(obj: str, field: str, value: float) -> Iterator[Problem]:
+    if value < 0 or value != value:
+        yield Problem(obj, field, f"must be >= 0 (got {value})")
+    elif 0 < value < MIN_CAPACITY:
+        yield Problem(obj, field, f"must be 0 or at least {MIN_CAPACITY:g} (got {value!r})")
+    else:
+        yield from _range(obj, field, value, 0, MAX_UNITS)
+
+
 def lane_problems(dest: Destination, lane: Lane) -> Iterator[Problem]:
-    obj = f"destination {dest.name!r}, lane {lane.name!r}"
+    obj = f"destination {dest.name!r:.300}, lane {lane.name!r:.300}"
+    yield from name_problems(obj, "name", lane.name)
     yield from _slash(obj, "name", lane.name)
     if lane.limit < 0:
         yield Problem(obj, "limit", f"must be >= 0 (got {lane.limit})")
+    else:
+        yield from _range(obj, "limit", lane.limit, 0, MAX_UNITS)
     if lane.weight <= 0:
         yield Problem(obj, "weight", f"must be > 0 (got {lane.weight})")
+    else:
+        yield from _range(obj, "weight", lane.weight, MIN_FACTOR, MAX_FACTOR)
     for resource, cost in lane.cost.items():
         if resource not in dest.resources:
             yield Problem(
@@ -60,12 +117,31 @@ def lane_problems(dest: Destination, lane: Lane) -> Iterator[Problem]:
             )
         elif cost <= 0:
             yield Problem(obj, f"cost.{resource}", f"must be > 0 (got {cost})")
+        else:
+            yield from _range(obj, f"cost.{resource}", cost, MIN_FACTOR, MAX_FACTOR)
 
 
 def target_problems(pool: str, target: ScaleTarget) -> Iterator[Problem]:
-    obj = f"pool {pool!r}, scale target {target.name!r}"
-    if target.min_replicas < 0:
-        yield Problem(obj, "min_replicas", f"must be >= 0 (got {target.min_replicas})")
+    obj = f"pool {pool!r:.300}, scale target {target.name!r:.300}"
+    yield from name_problems(obj, "name", target.name)
+    group = target.group
+    yield from name_problems(obj, "group", group.name)
+    for field, value in (
+        ("region", group.region),
+        ("zone", group.zone),
+        ("project", group.project),
+    ):
+        if value is not None:
+            yield from name_problems(obj, field, value)
+    for field, count in (
+        ("min_replicas", target.min_replicas),
+        ("max_replicas", target.max_replicas),
+        ("replicas", target.replicas),
+    ):
+        if count < 0:
+            yield Problem(obj, field, f"must be >= 0 (got {count})")
+        elif count > MAX_COUNT:
+            yield Problem(obj, field, f"must be at most {MAX_COUNT:,} (got {count!s:.40})")
     if target.max_replicas < target.min_replicas:
         yield Problem(
             obj,
@@ -75,8 +151,10 @@ def target_problems(pool: str, target: ScaleTarget) -> Iterator[Problem]:
         )
     if target.units_per_replica <= 0:
         yield Problem(obj, "units_per_replica", f"must be > 0 (got {target.units_per_replica})")
-    if target.replicas < 0:
-        yield Problem(obj, "replicas", f"must be >= 0 (got {target.replicas})")
+    else:
+        yield from _range(
+            obj, "units_per_replica", target.units_per_replica, MIN_UNITS_PER_REPLICA, MAX_UNITS
+        )
 
 
 def target_reference_problems(pool: str, target: ScaleTarget) -> Iterator[Problem]:
@@ -98,11 +176,14 @@ def target_reference_problems(pool: str, target: ScaleTarget) -> Iterator[Proble
 
 
 def pool_problems(pool: Pool) -> Iterator[Problem]:
-    obj = f"pool {pool.name!r}"
-    if pool.capacity < 0:
-        yield Problem(obj, "capacity", f"must be >= 0 (got {pool.capacity})")
+    obj = f"pool {pool.name!r:.300}"
+    yield from name_problems(obj, "name", pool.name)
+    yield from name_problems(obj, "resource", pool.resource)
+    yield from _capacity(obj, "capacity", pool.capacity)
     if pool.headroom < 0:
         yield Problem(obj, "headroom", f"must be >= 0 (got {pool.headroom})")
+    else:
+        yield from _range(obj, "headroom", pool.headroom, 0, MAX_HEADROOM)
     for name in _duplicates(t.name for t in pool.scale_targets):
         yield Problem(f"{obj}, scale target {name!r}", "name", "duplicate scale target name")
     for target in pool.scale_targets:

@@ -102,7 +102,7 @@ def test_scale_target_check_accepts_floats_for_counts_and_normalizes() -> None:
             "min_replicas",
             "min_replicas (5) is greater than max_replicas (4)",
         ),
-        ({"units_per_replica": 0.0}, "units_per_replica", "greater than 0"),
+        ({"units_per_replica": 0.0}, "units_per_replica", "greater than or equal to 0.000001"),
         ({"min_replicas": 1.5}, "min_replicas", "valid integer"),
         ({"group": {"kind": "aws_asg", "name": "x"}}, "group", "needs a region"),
         ({"group": {"kind": "gcp_mig", "name": "x", "project": "p"}}, "group", "zone or region"),
