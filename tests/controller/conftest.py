@@ -114,14 +114,14 @@ def lease(store: Store) -> Lease:
 
 def make_controller(
     store: Store,
-    supply: InMemorySupply,
+    supply: InMemorySupply | SupplyRouter,
     lease: Lease | None,
     clock: FakeClock,
     **settings: object,
 ) -> Controller:
     controller = Controller(
         store,
-        SupplyRouter.of(supply),
+        supply if isinstance(supply, SupplyRouter) else SupplyRouter.of(supply),
         lease,
         settings=TickSettings(**settings),  # type: ignore[arg-type]
         clock=clock,

@@ -279,3 +279,47 @@ def test_demand_in_admission_out_groups_resized_within_bounds(
             again.process.kill()
             again.process.wait(timeout=60)
     assert "Traceback" not in again.err.read_text()
+
+
+def test_plan_prints_the_decision_and_changes_nothing(stack: Stack, clouds: Clouds) -> None:
+    from arklow_pulumi.store.engine import close_stores, open_store
+    from arklow_pulumi.store.runtime import load_snapshot, read_lease
+
+    clouds.set_asg_desired(9)  # above the target's max: the decision brings it back within bounds
+    store = open_store(stack.store_url, read_only=True)
+    before = (load_snapshot(store, 0), read_lease(store))
+    result = subprocess.run(
+        [str(ARKLOW), "controller", "plan", "--store", stack.store_url, "--format", "json"],
+        cwd=stack.project,
+        env=stack.env,
+        capture_output=True,
+        text=True,
+        timeout=300,
+        check=False,
+    )
+    assert result.returncode == 0, result.stderr
+    plan = json.loads(result.stdout)
+    change = next(c for c in plan["changes"] if c["target"] == "gpu-workers")
+    assert change["previous"] == 9 and 1 <= change["desired"] <= ASG_MAX
+    target = plan["pools"]["shared-gpu"]["targets"]["gpu-workers"]
+    assert target["desired"] == change["desired"]
+    assert set(plan["lanes"]) == {"search/interactive", "search/batch", "ingest/default"}
+    assert clouds.asg_desired() == 9  # no write call to the cloud
+    after = (load_snapshot(store, 0), read_lease(store))
+    assert after[0] == before[0]  # nor to the store
+    assert (after[1].holder, after[1].epoch) == (before[1].holder, before[1].epoch)
+    close_stores()
+
+
+def test_without_tokens_only_loopback_is_served(stack: Stack) -> None:
+    result = subprocess.run(
+        [str(ARKLOW), "controller", "run", "--store", stack.store_url, "--listen", "0.0.0.0:0"],
+        cwd=stack.project,
+        env=stack.env,
+        capture_output=True,
+        text=True,
+        timeout=120,
+        check=False,
+    )
+    assert result.returncode == 2 and result.stdout == ""
+    assert result.stderr.count("\n") == 1 and "loopback" in result.stderr

@@ -12,7 +12,9 @@ from arklow_pulumi.core.topology import GroupRef, Topology
 from arklow_pulumi.store import runtime
 from arklow_pulumi.store.engine import Store
 from arklow_pulumi.store.runtime import Lease, LeaseLost, acquire_lease, history_rows
+from arklow_pulumi.supply.errors import TemporarySupplyError
 from arklow_pulumi.supply.memory import InMemorySupply
+from arklow_pulumi.supply.routing import SupplyRouter
 from tests.builders import dest, lane, pool, target, topo
 from tests.controller.conftest import (
     FakeClock,
@@ -252,3 +254,45 @@ def test_a_lost_lease_writes_nothing_and_resizes_nothing(setup: Setup) -> None:
         controller.tick()
     assert supply.calls["write"] == 0
     assert runtime.load_snapshot(controller.store, 0).published is None
+
+
+def test_one_cloud_failing_does_not_stop_the_other(
+    store: Store, lease: Lease, clock: FakeClock
+) -> None:
+    topology = topo(
+        [dest("search", ["gpu"], lane("batch", 64)), dest("ingest", ["cpu"], lane("all", 64))],
+        [
+            pool("gpu", "gpu", ["search"], scale_targets=[target("asg", 1, 10, 8, 1)]),
+            pool(
+                "cpu",
+                "cpu",
+                ["ingest"],
+                scale_targets=[
+                    {
+                        **target("mig", 1, 10, 8, 1, kind="gcp_mig"),
+                        "project": "p",
+                        "zone": "z",
+                    }
+                ],
+            ),
+        ],
+    )
+    put_topology(store, topology)
+    groups = groups_for(topology)
+    aws = InMemorySupply([g for g in groups.groups.values() if g.ref.kind == "aws_asg"])
+    gcp = InMemorySupply([g for g in groups.groups.values() if g.ref.kind == "gcp_mig"])
+    gcp.fail_next.append(TemporarySupplyError("503 from the Compute API"))
+    observer = RecordingObserver()
+    controller = make_controller(
+        store, SupplyRouter({"aws_asg": aws, "gcp_mig": gcp}), lease, clock
+    )
+    controller.observer = observer
+    report(controller, search__batch=30, ingest__all=30)
+    outcome = controller.tick()
+    assert [c.target.name for c in outcome.changes] == ["asg"]  # the MIG was not described
+    assert aws.calls["write"] == 1 and gcp.calls["write"] == 0
+    assert observer.errors == [("gcp_mig", "TemporarySupplyError")]
+    assert not controller.ready()
+    clock.advance(10)
+    controller.tick()
+    assert gcp.calls["write"] == 1 and controller.ready()
