@@ -219,7 +219,10 @@ def test_no_command_shows_the_password(
 REAL_PROCESS = ["raw @ in password", "query password", "bad port", "sqlite with user"]
 
 
-@pytest.mark.parametrize(("form", "index"), [c for c in CASES if c.values[0].name in REAL_PROCESS])
+@pytest.mark.parametrize(
+    ("form", "index"),
+    [pytest.param(f, i, id=f.name) for i, f in enumerate(FORMS) if f.name in REAL_PROCESS],
+)
 @pytest.mark.parametrize("path", [("topology", "show"), ("store", "upgrade")])
 def test_no_command_shows_the_password_real_process(
     form: Form, index: int, path: tuple[str, ...]
