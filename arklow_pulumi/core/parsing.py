@@ -24,6 +24,8 @@ _LABELS = {
     "resources": "resource",
 }
 
+_NAME_LISTS = ("resources", "members")  # lists of names: an element is a field, not an object
+
 M = TypeVar("M", bound=BaseModel)
 
 
@@ -64,7 +66,7 @@ def _problem(source: str, raw: Any, err: Mapping[str, Any]) -> Problem:
         child = _child(node, key)
         label = _LABELS.get(str(key))
         nxt = loc[i + 1] if i + 1 < len(loc) else None
-        if label and isinstance(nxt, int) and isinstance(child, list) and key != "resources":
+        if label and isinstance(nxt, int) and isinstance(child, list) and key not in _NAME_LISTS:
             element = child[nxt] if nxt < len(child) else None
             objects.append(f"{label} {_name_of(element, nxt)}")
             node = element

@@ -341,3 +341,95 @@ def test_empty_yaml_lists_mean_none(tmp_path: Path) -> None:
             }
         },
     }
+
+
+def run_text(tmp_path: Path, topology: str, demand: str) -> subprocess.CompletedProcess[str]:
+    t, d = tmp_path / "t.yaml", tmp_path / "d.yaml"
+    t.write_text(topology)
+    d.write_text(demand)
+    return subprocess.run(
+        [*ARKLOW, "allocate", "--topology", str(t), "--demand", str(d), "--format", "json"],
+        capture_output=True,
+        text=True,
+        check=False,
+    )
+
+
+_TARGET = "{kind: aws_asg, name: t, min_replicas: 0, max_replicas: %s, units_per_replica: %s}"
+_ONE_POOL = (
+    "destinations: [{name: d, resources: [gpu], lanes: [{name: l, limit: %s, cost: {gpu: %s}}]}]\n"
+    "pools: [{name: p, resource: gpu, members: [d], scale_targets: [" + _TARGET + "]}]\n"
+)
+
+# issue 8, item 5: numbers that passed validation and then crashed or printed Infinity
+HOSTILE_INPUTS = [
+    ("units_per_replica 1.0e+306", _ONE_POOL % (5, 1, 5, "1.0e+306"), "lanes: {d/l: 3}", ["scale target 't'", "units_per_replica"]),
+    ("max_replicas 10**400", _ONE_POOL % (5, 1, 10**400, 1), "lanes: {d/l: 3}", ["scale target 't'", "max_replicas"]),
+    ("limit 1e200", _ONE_POOL % ("1.0e+200", 1, 5, 1), "lanes: {d/l: 3}", ["lane 'l'", "limit"]),
+    ("cost 1e200", _ONE_POOL % (5, "1.0e+200", 5, 1), "lanes: {d/l: 3}", ["lane 'l'", "cost.gpu"]),
+    ("demand 1e200", _ONE_POOL % (5, 1, 5, 1), "lanes: {d/l: 1.0e+200}", ["d/l", "lanes"]),
+    ("demand 1e200 in JSON", _ONE_POOL % (5, 1, 5, 1), '{"lanes": {"d/l": 1e200}}', ["d/l", "lanes"]),
+    ("integer of 5,000 digits", _ONE_POOL % (5, 1, "9" * 5000, 1), "lanes: {}", ["topology file", "(yaml)"]),
+    ("name of 256 characters", (_ONE_POOL % (5, 1, 5, 1)).replace("name: l,", "name: " + "l" * 256 + ","), "lanes: {}", ["lane", "name", "255"]),
+    ("name with a control character", (_ONE_POOL % (5, 1, 5, 1)).replace("name: l,", 'name: "l\\a",'), "lanes: {}", ["lane", "name", "printable"]),
+    ("deeply nested YAML", "destinations: " + "[" * 3000 + "]" * 3000, "lanes: {}", ["topology file", "(yaml)", "nesting"]),
+    ("deeply nested block YAML", "".join(" " * i + "-\n" for i in range(3000)), "lanes: {}", ["topology file", "(yaml)"]),
+    ("deeply nested JSON", "[" * 100_000 + "]" * 100_000, "lanes: {}", ["topology file", "nested too deeply"]),
+    ("duplicate key in JSON", '{"destinations": [], "destinations": []}', "lanes: {}", ["duplicate key 'destinations'"]),
+    ("recursive alias", "destinations: &a [*a]", "lanes: {}", ["destination"]),
+]  # fmt: skip
+
+
+@pytest.mark.parametrize(
+    ("name", "topology", "demand", "needles"), HOSTILE_INPUTS, ids=[c[0] for c in HOSTILE_INPUTS]
+)
+def test_hostile_input_is_one_line_exit_2(
+    tmp_path: Path, name: str, topology: str, demand: str, needles: list[str]
+) -> None:
+    proc = run_text(tmp_path, topology, demand)
+    assert proc.returncode == 2, proc.stderr[-2000:]
+    assert proc.stdout == ""
+    assert len(proc.stderr.strip().splitlines()) == 1, proc.stderr[-2000:]
+    assert "Traceback" not in proc.stderr
+    for needle in needles:
+        assert needle in proc.stderr, (needle, proc.stderr)
+
+
+def test_largest_numbers_print_strict_json(tmp_path: Path) -> None:
+    """At the documented maxima every output number is finite: strict JSON parses it."""
+    proc = run_text(
+        tmp_path,
+        _ONE_POOL % ("1.0e+12", "1.0e+6", 1_000_000, "1.0e-6"),
+        "lanes: {d/l: 1.0e+12}",
+    )
+    assert proc.returncode == 0, proc.stderr
+
+    def refuse(constant: str) -> None:
+        raise AssertionError(f"non-standard JSON constant {constant}")
+
+    doc = json.loads(proc.stdout, parse_constant=refuse)
+    assert doc["pools"]["p"]["desired_replicas"] == 1_000_000
+    assert doc["lanes"]["d/l"]["allocation"] == 0  # capacity 0: nothing is admitted
+
+
+def test_json_documents_give_the_same_result_as_yaml(tmp_path: Path) -> None:
+    demand = {"lanes": {"search/interactive": 6, "search/batch": 15, "chat/live": 8}}
+    as_yaml = run(tmp_path, TOPOLOGY, demand, "--format", "json")
+    as_json = run_text(tmp_path, json.dumps(TOPOLOGY), json.dumps(demand))
+    assert as_json.returncode == 0, as_json.stderr
+    assert json.loads(as_json.stdout) == json.loads(as_yaml.stdout)
+
+
+def test_anchors_and_merge_keys_still_read(tmp_path: Path) -> None:
+    """Plain documents take the fast reader; merge keys go through PyYAML's constructor."""
+    proc = run_text(
+        tmp_path,
+        "destinations:\n"
+        "  - {name: a, resources: [gpu], lanes: [&l {name: x, limit: 4}], "
+        "standalone_capacity: &c {gpu: 10}}\n"
+        "  - {name: b, resources: [gpu], lanes: [{<<: *l, name: y}], standalone_capacity: *c}\n",
+        "lanes: {a/x: 1, b/y: 9}",
+    )
+    assert proc.returncode == 0, proc.stderr
+    lanes = json.loads(proc.stdout)["lanes"]
+    assert lanes["a/x"]["admission"] == 4 and lanes["b/y"]["allocation"] == 4
