@@ -116,3 +116,12 @@ def topology_table(document: dict[str, Any]) -> str:
     out += ["", "DESTINATIONS"]
     out += table(["destination", "pools", "lanes"], dest_rows, right=set())
     return "\n".join(out)
+
+
+def _register_orphans() -> None:
+    from arklow_pulumi.cli.orphans import orphans
+
+    topology.add_command(orphans)
+
+
+_register_orphans()

@@ -11,7 +11,15 @@ from arklow_pulumi.core.spec import DestinationSpec
 from arklow_pulumi.core.validating import destination_problems
 from arklow_pulumi.providers.diffing import diff_inputs
 from arklow_pulumi.providers.inputs import check_model, parse_in_topology
-from arklow_pulumi.providers.storing import StoreProvider, gone, service, with_store
+from arklow_pulumi.providers.storing import (
+    StoreProvider,
+    claim_of,
+    gone,
+    is_own,
+    service,
+    with_store,
+)
+from arklow_pulumi.store.identity import new_create_id
 
 INPUTS = ("arklow_name", "resources", "lanes", "standalone_capacity")
 IDENTITY = ("arklow_name",)
@@ -56,27 +64,28 @@ class DestinationProvider(StoreProvider):
 
     def create(self, props: dict[str, Any]) -> CreateResult:
         dest = destination_from_spec(spec_of(props))
-        store = self.store(props)
-        service.create_destination(store, dest)
-        return CreateResult(dest.name, self._outs(store, dest.name, props))
+        store, create_id = self.store(props), new_create_id()
+        service.create_destination(store, dest, claim_of(create_id, props))
+        return CreateResult(create_id, self._outs(store, dest.name, props, create_id))
 
-    def update(self, _id: str, _olds: dict[str, Any], news: dict[str, Any]) -> UpdateResult:
+    def update(self, id_: str, _olds: dict[str, Any], news: dict[str, Any]) -> UpdateResult:
         dest = destination_from_spec(spec_of(news))
         store = self.store(news)
-        service.update_destination(store, dest)
-        return UpdateResult(self._outs(store, dest.name, news))
+        service.update_destination(store, dest, claim_of(id_, news))
+        return UpdateResult(self._outs(store, dest.name, news, id_))
 
     def delete(self, id_: str, props: dict[str, Any]) -> None:
-        service.delete_destination(self.store(props), props.get("arklow_name") or id_)
+        name = props.get("arklow_name") or id_
+        service.delete_destination(self.stored_store(props), name, id_)
 
     def read(self, id_: str, props: dict[str, Any]) -> ReadResult:
         name = props.get("arklow_name") or id_
-        outs = self._outs(self.store(props), name, props)
+        outs = self._outs(self.stored_store(props), name, props, id_)
         return ReadResult(id_, outs) if outs else gone(id_)
 
-    def _outs(self, store: Any, name: str, props: dict[str, Any]) -> dict[str, Any]:
+    def _outs(self, store: Any, name: str, props: dict[str, Any], id_: str) -> dict[str, Any]:
         view = service.get_destination(store, name)
-        if view is None:
+        if view is None or not is_own(view, id_):
             return {}
         dest = view.destination
         outs = {

@@ -48,10 +48,19 @@ def diff_inputs(
     replaces = [key for key in changed if key in identity]
     keeps_name = same_name_key is not None and same_name_key not in replaces
     return DiffResult(
-        changes=bool(changed) or store_changed(olds, news),
+        changes=bool(changed) or store_changed(olds, news) or owner_changed(olds, news),
         replaces=replaces,
         # The same Arklow name cannot exist twice, so a replacement that keeps it deletes first.
         delete_before_replace=bool(replaces) and keeps_name,
+    )
+
+
+def owner_changed(olds: Mapping[str, Any], news: Mapping[str, Any]) -> bool:
+    """A known new owner (stack, URN) that is not the stored one: an update records it on the
+    row (a stack's first ``up`` after schema 0002; a resource renamed with an alias)."""
+    return any(
+        isinstance(news.get(key), str) and not is_unknown(news[key]) and news[key] != olds.get(key)
+        for key in ("owner_stack", "owner_urn")
     )
 
 

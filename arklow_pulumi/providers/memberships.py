@@ -29,7 +29,15 @@ from arklow_pulumi.core.parsing import parse_model
 from arklow_pulumi.core.spec import Name
 from arklow_pulumi.providers.diffing import diff_inputs
 from arklow_pulumi.providers.inputs import check_model, is_unknown, shown
-from arklow_pulumi.providers.storing import StoreProvider, gone, service, with_store
+from arklow_pulumi.providers.storing import (
+    StoreProvider,
+    claim_of,
+    gone,
+    is_own,
+    service,
+    with_store,
+)
+from arklow_pulumi.store.identity import new_create_id
 
 INPUTS = ("destination", "pool")
 IDENTITY = ("destination", "pool")
@@ -42,10 +50,6 @@ class MembershipSpec(BaseModel):
 
     destination: Name
     pool: Name
-
-
-def membership_id(destination: str, pool: str) -> str:
-    return f"{pool}:{destination}"
 
 
 def t3_problem(news: dict[str, Any]) -> Problem | None:
@@ -90,30 +94,36 @@ class PoolMembershipProvider(StoreProvider):
 
     def create(self, props: dict[str, Any]) -> CreateResult:
         destination, pool = str(props["destination"]), str(props["pool"])
-        resource = service.join(self.store(props), destination, pool)
+        create_id = new_create_id()
+        resource = service.join(self.store(props), destination, pool, claim_of(create_id, props))
         outs = {"destination": destination, "pool": pool, "resource": resource}
-        return CreateResult(membership_id(destination, pool), with_store(outs, props))
+        return CreateResult(create_id, with_store(outs, props))
 
-    def update(self, _id: str, olds: dict[str, Any], news: dict[str, Any]) -> UpdateResult:
-        # Only ``store`` can change without a replacement: nothing to do in the store itself;
-        # the outputs carry the new URL.
-        found = self._outs(news)
+    def update(self, id_: str, olds: dict[str, Any], news: dict[str, Any]) -> UpdateResult:
+        # Only ``store`` and the owner can change without a replacement: the owner is recorded
+        # on the row (when it is still this create's); the outputs carry the new URL.
+        destination, pool = str(news["destination"]), str(news["pool"])
+        claim = claim_of(id_, news)
+        if claim.owner is not None:
+            service.update_membership(self.store(news), destination, pool, claim)
+        found = self._outs(self.store(news), news, id_)
         if found is not None:
             return UpdateResult(found)
-        outs = {"destination": news["destination"], "pool": news["pool"]}
-        return UpdateResult(with_store({**outs, "resource": olds.get("resource")}, news))
+        outs = {"destination": destination, "pool": pool, "resource": olds.get("resource")}
+        return UpdateResult(with_store(outs, news))
 
-    def delete(self, _id: str, props: dict[str, Any]) -> None:
-        service.leave(self.store(props), str(props["destination"]), str(props["pool"]))
+    def delete(self, id_: str, props: dict[str, Any]) -> None:
+        destination, pool = str(props["destination"]), str(props["pool"])
+        service.leave(self.stored_store(props), destination, pool, id_)
 
     def read(self, id_: str, props: dict[str, Any]) -> ReadResult:
-        outs = self._outs(props)
+        outs = self._outs(self.stored_store(props), props, id_)
         return ReadResult(id_, outs) if outs else gone(id_)
 
-    def _outs(self, props: dict[str, Any]) -> dict[str, Any] | None:
+    def _outs(self, store: Any, props: dict[str, Any], id_: str) -> dict[str, Any] | None:
         destination, pool = str(props["destination"]), str(props["pool"])
-        resource = service.get_membership(self.store(props), destination, pool)
-        if resource is None:
+        view = service.membership_view(store, destination, pool)
+        if view is None or not is_own(view, id_):
             return None
-        outs = {"destination": destination, "pool": pool, "resource": resource}
+        outs = {"destination": destination, "pool": pool, "resource": view.resource}
         return with_store(outs, props)

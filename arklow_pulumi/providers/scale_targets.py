@@ -4,9 +4,11 @@ Create and update check the group against the cloud with
 :func:`arklow_pulumi.supply.verifying.verify_target` (the group exists; ``[min_replicas,
 max_replicas]`` fits inside the group's own bounds). ``read`` does not: it returns what the store
 holds, so one drifted group shows as drift in ``pulumi refresh`` instead of failing it. ``check``
-reaches the cloud only when an existing target's group changes (a replacement deletes the old
-target first, so a new group that does not exist must fail at preview, before anything is
-deleted); a new target's ``check`` never does, so a new stack previews without cloud access.
+verifies fully when an existing target's group changes (a replacement deletes the old target
+first, so a new group that does not exist must fail at preview, before anything is deleted).
+Otherwise it checks only the bounds, and only when the group can be described within a few
+seconds: ``max_replicas`` above the group's own maximum fails at preview, while a stack without
+cloud access (or whose group the program has yet to create) still previews.
 The supply binding is built inside the call from plain provider config (``arklow:awsEndpoint``,
 ``arklow:gcpComputeEndpoint``...) or the environment (``AWS_ENDPOINT_URL``); no client is kept on
 the instance.
@@ -15,7 +17,7 @@ the instance.
 from __future__ import annotations
 
 import threading
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from dataclasses import replace
 from typing import Any
 
@@ -35,7 +37,15 @@ from arklow_pulumi.core.topology import GroupRef, ScaleTarget
 from arklow_pulumi.core.validating import target_problems, target_reference_problems
 from arklow_pulumi.providers.diffing import canonical, diff_inputs
 from arklow_pulumi.providers.inputs import check_model, integral, is_unknown, parse_in_topology
-from arklow_pulumi.providers.storing import StoreProvider, gone, service, with_store
+from arklow_pulumi.providers.storing import (
+    StoreProvider,
+    claim_of,
+    gone,
+    is_own,
+    service,
+    with_store,
+)
+from arklow_pulumi.store.identity import new_create_id
 from arklow_pulumi.supply.contract import Supply
 from arklow_pulumi.supply.selecting import EndpointConfig, supply_for
 from arklow_pulumi.supply.verifying import verify_target
@@ -135,6 +145,27 @@ def _supply(kind: str, config: EndpointConfig) -> Supply:
         return supply
 
 
+# How long ``check`` waits for a group's description before leaving the bounds to ``create``.
+PREVIEW_DESCRIBE_SECONDS = 5.0
+
+
+def _within(seconds: float, call: Callable[[], list[Problem]]) -> list[Problem] | None:
+    """``call()``'s result, or None when it fails or takes longer than ``seconds`` (it then
+    finishes, or not, on a daemon thread that never holds the provider process open)."""
+    found: list[list[Problem]] = []
+
+    def run() -> None:
+        try:
+            found.append(call())
+        except Exception:  # no cloud access: the bounds wait for ``create``
+            return
+
+    worker = threading.Thread(target=run, name="arklow-preview-describe", daemon=True)
+    worker.start()
+    worker.join(seconds)
+    return found[0] if found else None
+
+
 def _target(props: dict[str, Any]) -> ScaleTarget:
     raw = {k: v for k, v in _raw(props).items() if v is not None}
     return target_from_spec(ScaleTargetSpec.model_validate(raw))
@@ -157,7 +188,23 @@ class ScaleTargetProvider(StoreProvider):
                 failure.property = "group"
         if not result.failures and self._group_changes(olds, result.inputs):
             result.failures.extend(self._verify_new_group(result.inputs))
+        elif not result.failures:
+            result.failures.extend(self._bounds_if_described(result.inputs))
         return result
+
+    def _bounds_if_described(self, checked: dict[str, Any]) -> list[CheckFailure]:
+        """``[min_replicas, max_replicas]`` against the group's own bounds, when the group can
+        be described within :data:`PREVIEW_DESCRIBE_SECONDS`. Otherwise (no cloud access at
+        preview, no such group yet: the program may create it) nothing is reported here and
+        ``create`` checks again."""
+        if any(is_unknown(v) for v in checked.values()):
+            return []
+        target = _target(checked)
+        config = EndpointConfig.from_provider_config(self.config)
+        problems = _within(
+            PREVIEW_DESCRIBE_SECONDS, lambda: verify_target(target, _supply(target.kind, config))
+        )
+        return [CheckFailure(p.field, str(p)) for p in problems or () if p.field != "group"]
 
     @staticmethod
     def _group_changes(olds: Mapping[str, Any], checked: Mapping[str, Any]) -> bool:
@@ -181,34 +228,36 @@ class ScaleTargetProvider(StoreProvider):
     def create(self, props: dict[str, Any]) -> CreateResult:
         target, pool = _target(props), str(props["pool"])
         self.verify(target)
-        store = self.store(props)
-        service.attach_target(store, pool, target)
-        return CreateResult(target.name, self._outs(store, target.name, props))
+        store, create_id = self.store(props), new_create_id()
+        service.attach_target(store, pool, target, claim_of(create_id, props))
+        return CreateResult(create_id, self._outs(store, target.name, props, create_id))
 
-    def update(self, _id: str, olds: dict[str, Any], news: dict[str, Any]) -> UpdateResult:
-        store = self.store(news)
+    def update(self, id_: str, olds: dict[str, Any], news: dict[str, Any]) -> UpdateResult:
+        store, claim = self.store(news), claim_of(id_, news)
+        name = str(news.get("arklow_name") or id_)
         if all(canonical(olds.get(k)) == canonical(news.get(k)) for k in INPUTS):
-            # Only ``store`` changed (a rotated URL): nothing to verify or write; the outputs
-            # carry the new URL so refresh and delete use it from now on.
-            name = str(news.get("arklow_name") or _id)
-            return UpdateResult(self._outs(store, name, news) or with_store(dict(olds), news))
+            # Only ``store`` or the owner changed (a rotated URL, a stack's first ``up`` after
+            # schema 0002): no cloud call; the owner is recorded, the outputs carry the URL.
+            current = service.get_target(store, name)
+            if current is not None and claim.owner is not None:
+                service.update_target(store, current.pool, current.target, claim)
+            return UpdateResult(self._outs(store, name, news, id_) or with_store(dict(olds), news))
         target, pool = _target(news), str(news["pool"])
         self.verify(target)
         current = service.get_target(store, target.name)
         if current is not None:  # keep the observed count, inside the new bounds
             replicas = min(max(current.target.replicas, target.min_replicas), target.max_replicas)
             target = replace(target, replicas=replicas)
-        service.update_target(store, pool, target)
-        return UpdateResult(self._outs(store, target.name, news))
+        service.update_target(store, pool, target, claim)
+        return UpdateResult(self._outs(store, target.name, news, id_))
 
     def delete(self, id_: str, props: dict[str, Any]) -> None:
         name = props.get("arklow_name") or id_
-        service.detach_target(self.store(props), str(props["pool"]), name)
+        service.detach_target(self.stored_store(props), str(props["pool"]), name, id_)
 
     def read(self, id_: str, props: dict[str, Any]) -> ReadResult:
         name = props.get("arklow_name") or id_
-        store = self.store(props)
-        outs = self._outs(store, name, props)
+        outs = self._outs(self.stored_store(props), name, props, id_)
         # No cloud check here: refresh shows what the store holds (drift), it does not fail.
         return ReadResult(id_, outs) if outs else gone(id_)
 
@@ -219,9 +268,9 @@ class ScaleTargetProvider(StoreProvider):
         if problems:
             raise InvalidInput(problems)
 
-    def _outs(self, store: Any, name: str, props: dict[str, Any]) -> dict[str, Any]:
+    def _outs(self, store: Any, name: str, props: dict[str, Any], id_: str) -> dict[str, Any]:
         view = service.get_target(store, name)
-        if view is None:
+        if view is None or not is_own(view, id_):
             return {}
         target = view.target
         outs = {

@@ -1,14 +1,23 @@
-"""The base of every Arklow provider: configuration, and the store a resource lives in.
+"""The base of every Arklow provider: configuration, the store a resource lives in, and the
+identity (create id, owning stack and URN) it claims there.
 
-The store URL: the resource's ``store`` input (resolved in the Pulumi program from its
-``store=`` argument, ``arklow:store`` config, ``$ARKLOW_STORE`` or the default SQLite file beside
-``Pulumi.yaml``, and kept as a secret), else ``arklow:store`` from provider config, else
-``$ARKLOW_STORE``, else the default beside the provider process's working directory.
+The store URL, resolved at every call:
+
+- ``create`` and ``update`` get the program's *current* inputs: the resource's ``store`` input
+  first (resolved in the program from its ``store=`` argument, ``arklow:store`` config,
+  ``$ARKLOW_STORE`` or the default SQLite file beside ``Pulumi.yaml``, kept as a secret);
+- ``read`` and ``delete`` get the inputs *in state*, which may hold a URL whose password has since
+  been rotated: the current provider config ``arklow:store`` comes first, then ``$ARKLOW_STORE``,
+  then the URL in state, then the default beside the provider process's working directory.
+
+The owner (``owner_stack``, ``owner_urn``) is a pair of inputs the resources add: inside the
+provider process ``pulumi.get_stack()`` is "stack" and the SDK hands ``create`` no URN.
 """
 
 from __future__ import annotations
 
 import functools
+import os
 import sys
 import threading
 from collections.abc import Callable
@@ -18,7 +27,8 @@ from typing import TYPE_CHECKING, Any
 from pulumi.dynamic import ConfigureRequest, ReadResult, ResourceProvider
 
 from arklow_pulumi.core.errors import ArklowError
-from arklow_pulumi.store_location import resolve_store_url
+from arklow_pulumi.store.identity import Claim, Owner
+from arklow_pulumi.store_location import ENV_VAR, resolve_store_url
 
 if TYPE_CHECKING:
     from arklow_pulumi.store import service as service
@@ -107,13 +117,50 @@ class StoreProvider(ResourceProvider):
         self.config = {key: str(value) for key, value in found.items() if value not in (None, "")}
 
     def store(self, props: dict[str, Any]) -> Store:
+        """The store of a create or update: ``props`` are the program's current inputs."""
         explicit = props.get("store")
         url = resolve_store_url(
             explicit if isinstance(explicit, str) else None, self.config.get("arklow:store")
         )
-        from arklow_pulumi.store.engine import open_store
+        return _open(url)
 
-        return open_store(url)
+    def stored_store(self, props: dict[str, Any]) -> Store:
+        """The store of a read or delete: ``props`` come from state, so the current provider
+        config and environment win over the URL there (a rotated password)."""
+        in_state = props.get("store")
+        for candidate in (
+            self.config.get("arklow:store"),
+            os.environ.get(ENV_VAR),
+            in_state if isinstance(in_state, str) else None,
+        ):
+            if candidate:
+                return _open(candidate)
+        return _open(resolve_store_url())
+
+
+def _open(url: str) -> Store:
+    from arklow_pulumi.store.engine import open_store
+
+    return open_store(url)
+
+
+OWNER_KEYS = ("owner_stack", "owner_urn")
+
+
+def owner_of(props: dict[str, Any]) -> Owner | None:
+    stack, urn = props.get("owner_stack"), props.get("owner_urn")
+    if isinstance(stack, str) and stack and isinstance(urn, str) and urn:
+        return Owner(stack, urn)
+    return None
+
+
+def claim_of(create_id: str, props: dict[str, Any]) -> Claim:
+    return Claim(create_id, owner_of(props))
+
+
+def is_own(view: Any, id_: str) -> bool:
+    """Whether a stored object (a service view, or None) is the one created as ``id_``."""
+    return view is not None and view.identity.create_id == id_
 
 
 def gone(id_: str) -> ReadResult:
@@ -122,6 +169,9 @@ def gone(id_: str) -> ReadResult:
 
 
 def with_store(outs: dict[str, Any], props: dict[str, Any]) -> dict[str, Any]:
-    if props.get("store") is not None:
-        outs["store"] = props["store"]
+    """``outs`` with the inputs that are not the object's own data echoed: the store URL and the
+    owner, so the next diff compares them."""
+    for key in ("store", *OWNER_KEYS):
+        if props.get(key) is not None:
+            outs[key] = props[key]
     return outs

@@ -11,7 +11,7 @@ import pulumi.dynamic
 
 from arklow_pulumi.providers.destinations import DestinationProvider
 from arklow_pulumi.resources import registry
-from arklow_pulumi.resources.options import options, store_input
+from arklow_pulumi.resources.options import options, owner_inputs, store_input
 from arklow_pulumi.resources.values import Lane, lane_input
 
 
@@ -65,6 +65,7 @@ class Destination(pulumi.dynamic.Resource, module="arklow", name="Destination"):
             "lanes": [lane_input(lane) for lane in args.lanes],
             "standalone_capacity": args.standalone_capacity or {},
             "store": store_input(args.store),
+            **owner_inputs("Destination", resource_name, opts),
             "pools": None,
             "standalone_pools": None,
         }

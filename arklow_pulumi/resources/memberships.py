@@ -10,7 +10,7 @@ import pulumi.dynamic
 
 from arklow_pulumi.providers.memberships import PoolMembershipProvider
 from arklow_pulumi.resources import registry
-from arklow_pulumi.resources.options import options, reference, store_input
+from arklow_pulumi.resources.options import options, owner_inputs, reference, store_input
 
 
 @dataclass
@@ -64,6 +64,7 @@ class PoolMembership(pulumi.dynamic.Resource, module="arklow", name="PoolMembers
             "destination": dest_name,
             "pool": pool_name,
             "store": store_input(args.store),
+            **owner_inputs("PoolMembership", resource_name, opts),
             "resource": None,
             # Hidden inputs for the preview-time T3 check (see providers/memberships.py).
             "destination_resources": _destination_resources(args.destination),

@@ -5,6 +5,11 @@ The URL is resolved in the Pulumi program: the resource's ``store=`` argument, e
 Pulumi.yaml>/.arklow/arklow.db``. It travels as a resource input (so ``delete`` and ``refresh``,
 which run the provider code from state, reach the same store) and is always a secret, so a
 PostgreSQL password never lands in plain state.
+
+Every resource also passes its owner, ``owner_stack`` and ``owner_urn``: the provider records them
+on the rows it creates (see :mod:`arklow_pulumi.store.identity`). They are inputs because the
+provider process cannot learn them (its ``pulumi.get_stack()`` is "stack"; the SDK's ``create``
+gets no URN). The URN is computed here exactly as the engine forms it, parent included.
 """
 
 from __future__ import annotations
@@ -26,6 +31,15 @@ def store_input(explicit: pulumi.Input[str] | None) -> pulumi.Output[str]:
     if configured is not None:
         return configured
     return pulumi.Output.secret(resolve_store_url(project_dir=_project_dir()))
+
+
+def owner_inputs(
+    kind: str, resource_name: str, opts: pulumi.ResourceOptions | None
+) -> dict[str, Any]:
+    """``owner_stack`` and ``owner_urn`` of the Arklow resource ``kind`` named ``resource_name``."""
+    parent = opts.parent if opts is not None else None
+    urn = pulumi.create_urn(resource_name, f"pulumi-python:dynamic/arklow:{kind}", parent)
+    return {"owner_stack": pulumi.get_stack(), "owner_urn": urn}
 
 
 def _project_dir() -> Path:

@@ -11,7 +11,7 @@ import pulumi.dynamic
 from arklow_pulumi.core.spec import DEFAULT_HEADROOM
 from arklow_pulumi.providers.pools import PoolProvider
 from arklow_pulumi.resources import registry
-from arklow_pulumi.resources.options import options, store_input
+from arklow_pulumi.resources.options import options, owner_inputs, store_input
 
 
 @dataclass
@@ -62,6 +62,7 @@ class Pool(pulumi.dynamic.Resource, module="arklow", name="Pool"):
             "capacity": args.capacity,
             "headroom": args.headroom,
             "store": store_input(args.store),
+            **owner_inputs("Pool", resource_name, opts),
             "standalone": None,
             "members": None,
             "scale_targets": None,

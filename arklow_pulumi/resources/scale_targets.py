@@ -10,7 +10,7 @@ import pulumi.dynamic
 
 from arklow_pulumi.providers.scale_targets import ScaleTargetProvider
 from arklow_pulumi.resources import registry
-from arklow_pulumi.resources.options import options, reference, store_input
+from arklow_pulumi.resources.options import options, owner_inputs, reference, store_input
 from arklow_pulumi.resources.values import GroupReference, group_input
 
 
@@ -95,6 +95,7 @@ class ScaleTarget(pulumi.dynamic.Resource, module="arklow", name="ScaleTarget"):
             "units_per_replica": args.units_per_replica,
             "override_policies": args.override_policies,
             "store": store_input(args.store),
+            **owner_inputs("ScaleTarget", resource_name, opts),
             "replicas": None,
         }
         super().__init__(ScaleTargetProvider(), resource_name, props, options(opts, deps))

@@ -4,33 +4,69 @@
 Each operation: take the writer lock (see :mod:`.engine`), load the snapshot the change needs
 (:class:`~.snapshots.Scope`), let the rule function decide (it raises
 :class:`~arklow_pulumi.core.errors.TopologyRuleViolation` and nothing is written), write back only
-what changed, commit. Deletions are idempotent (deleting what is already gone is not an error), so
-Pulumi can retry them and replacements can run create-before-delete.
+what changed, stamp the identity of the row the operation is about, commit. Deletions are
+idempotent (deleting what is already gone is not an error), so Pulumi can retry them.
+
+The Pulumi providers pass identities (:mod:`.identity`): a create its :class:`~.identity.Claim`
+(adopting its own stack's row, refusing another stack's), an update and a delete their create id
+(acting only on the row with that id, so a replacement's delete never removes its replacement).
+Without them (the CLI, the tests of the rules) an operation acts by name, as it always has.
 """
 
 from __future__ import annotations
 
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
+from typing import Any, TypeVar
 
+from sqlalchemy import Connection, Row, select
 from sqlalchemy.exc import DBAPIError, IntegrityError
 
 from arklow_pulumi.core import rules
 from arklow_pulumi.core.errors import ArklowError
 from arklow_pulumi.core.topology import Destination, Pool, ScaleTarget, Topology
 from arklow_pulumi.store.engine import Store, StoreError, reading, writing
-from arklow_pulumi.store.snapshots import Scope, load_all, load_scope, write_changes
+from arklow_pulumi.store.identity import (
+    NONE,
+    Claim,
+    Identity,
+    may_adopt,
+    owns,
+    require_own,
+)
+from arklow_pulumi.store.snapshots import (
+    DESTINATIONS,
+    MEMBERSHIPS,
+    POOLS,
+    TARGETS,
+    Scope,
+    load_all,
+    load_scope,
+    read_identity,
+    stamp,
+    write_changes,
+)
 
 Change = Callable[[Topology], Topology]
+# A change that also reads identities: returns the new topology and what to stamp after writing.
+Stamp = Callable[[Connection], None]
+IdentityChange = Callable[[Connection, Topology], tuple[Topology, Stamp | None]]
+T = TypeVar("T")
 
 
-def _apply(store: Store, scope: Scope, change: Change) -> Topology:
+def _plain(change: Change) -> IdentityChange:
+    return lambda _conn, topo: (change(topo), None)
+
+
+def _apply(store: Store, scope: Scope, change: IdentityChange) -> Topology:
     try:
         with writing(store) as conn:
             before = load_scope(conn, scope)
-            after = change(before)
+            after, stamp_row = change(conn, before)
             if after is not before:
                 write_changes(conn, before, after)
+            if stamp_row is not None:
+                stamp_row(conn)
             return after
     except IntegrityError as exc:
         raise StoreError(
@@ -41,16 +77,26 @@ def _apply(store: Store, scope: Scope, change: Change) -> Topology:
         raise StoreError(f"store {store.display_url}: {exc.orig}") from exc
 
 
-def _read(store: Store, scope: Scope | None) -> Topology:
+def _query(store: Store, read: Callable[[Connection], T]) -> T:
     try:
         with reading(store) as conn:
-            return load_all(conn) if scope is None else load_scope(conn, scope)
+            return read(conn)
     except DBAPIError as exc:
         raise StoreError(f"store {store.display_url}: {exc.orig}") from exc
 
 
+def _read(store: Store, scope: Scope | None) -> Topology:
+    return _query(store, lambda conn: load_all(conn) if scope is None else load_scope(conn, scope))
+
+
 def _d(*names: str) -> frozenset[str]:
     return frozenset(names)
+
+
+def _stamper(claim: Claim | None, table: object, *where: object) -> Stamp | None:
+    if claim is None:
+        return None
+    return lambda conn: stamp(conn, table, claim, *where)  # type: ignore[arg-type]
 
 
 # -- whole topology --------------------------------------------------------------------------
@@ -63,20 +109,38 @@ def load_topology(store: Store) -> Topology:
 # -- destinations ----------------------------------------------------------------------------
 
 
-def create_destination(store: Store, dest: Destination) -> Topology:
-    return _apply(
-        store, Scope(destinations=_d(dest.name)), lambda t: rules.add_destination(t, dest)
-    )
+def create_destination(store: Store, dest: Destination, claim: Claim | None = None) -> Topology:
+    """T1. With a ``claim``: adopt the stack's own row of this name, refuse another stack's."""
+    where = (DESTINATIONS.c.name == dest.name,)
+
+    def change(conn: Connection, topo: Topology) -> tuple[Topology, Stamp | None]:
+        if claim is not None:
+            found = read_identity(conn, DESTINATIONS, *where)
+            if may_adopt(f"destination {dest.name!r}", found, claim):
+                return rules.update_destination(topo, dest), _stamper(claim, DESTINATIONS, *where)
+        return rules.add_destination(topo, dest), _stamper(claim, DESTINATIONS, *where)
+
+    return _apply(store, Scope(destinations=_d(dest.name)), change)
 
 
-def update_destination(store: Store, dest: Destination) -> Topology:
-    scope = Scope(destinations=_d(dest.name))
-    return _apply(store, scope, lambda t: rules.update_destination(t, dest))
+def update_destination(store: Store, dest: Destination, claim: Claim | None = None) -> Topology:
+    where = (DESTINATIONS.c.name == dest.name,)
+
+    def change(conn: Connection, topo: Topology) -> tuple[Topology, Stamp | None]:
+        if claim is not None:
+            found = read_identity(conn, DESTINATIONS, *where)
+            require_own(f"destination {dest.name!r}", found, claim.create_id)
+        return rules.update_destination(topo, dest), _stamper(claim, DESTINATIONS, *where)
+
+    return _apply(store, Scope(destinations=_d(dest.name)), change)
 
 
-def delete_destination(store: Store, name: str) -> None:
-    def change(topo: Topology) -> Topology:
-        return rules.remove_destination(topo, name) if name in topo.destinations else topo
+def delete_destination(store: Store, name: str, create_id: str | None = None) -> None:
+    def change(conn: Connection, topo: Topology) -> tuple[Topology, Stamp | None]:
+        found = read_identity(conn, DESTINATIONS, DESTINATIONS.c.name == name)
+        if name not in topo.destinations or not owns(found, create_id):
+            return topo, None
+        return rules.remove_destination(topo, name), None
 
     _apply(store, Scope(destinations=_d(name)), change)
 
@@ -91,54 +155,73 @@ class DestinationView:
     destination: Destination
     pools: dict[str, str]
     standalone_pools: dict[str, str]
+    identity: Identity = NONE
 
 
 def get_destination(store: Store, name: str) -> DestinationView | None:
-    topo = _read(store, Scope(destinations=_d(name)))
-    if name not in topo.destinations:
-        return None
-    pools = dict(topo.pools_of(name))
-    # Joined by others or not: the T7 idiom ``a.standalone_pools["gpu"]`` must survive refresh.
-    standalone = {
-        resource: pool for resource, pool in pools.items() if topo.pools[pool].owner == name
-    }
-    return DestinationView(topo.destinations[name], pools, standalone)
+    def read(conn: Connection) -> DestinationView | None:
+        topo = load_scope(conn, Scope(destinations=_d(name)))
+        if name not in topo.destinations:
+            return None
+        pools = dict(topo.pools_of(name))
+        # Joined by others or not: the T7 idiom ``a.standalone_pools["gpu"]`` must survive
+        # refresh.
+        standalone = {
+            resource: pool for resource, pool in pools.items() if topo.pools[pool].owner == name
+        }
+        found = read_identity(conn, DESTINATIONS, DESTINATIONS.c.name == name) or NONE
+        return DestinationView(topo.destinations[name], pools, standalone, found)
+
+    return _query(store, read)
 
 
 # -- pools -----------------------------------------------------------------------------------
 
 
-def create_pool(store: Store, pool: Pool) -> Topology:
+def create_pool(store: Store, pool: Pool, claim: Claim | None = None) -> Topology:
     """Add a declared pool. A destination's standalone pool of that name and resource is adopted
-    (T7: a standalone pool may be selected and becomes shared)."""
+    (T7: a standalone pool may be selected and becomes shared); so is, with a ``claim``, the
+    stack's own declared pool of that name (another stack's is refused)."""
+    where = (POOLS.c.name == pool.name,)
 
-    def change(topo: Topology) -> Topology:
+    def change(conn: Connection, topo: Topology) -> tuple[Topology, Stamp | None]:
         existing = topo.pools.get(pool.name)
+        mark = _stamper(claim, POOLS, *where)
+        if claim is not None and existing is not None:
+            found = read_identity(conn, POOLS, *where)
+            if may_adopt(f"pool {pool.name!r}", found, claim):
+                return rules.update_pool(topo, _with_targets(pool, existing.scale_targets)), mark
         adopt = existing is not None and existing.owner is not None
         if adopt and existing is not None and existing.resource == pool.resource:
             adopted = _with_targets(pool, existing.scale_targets)
-            return rules.update_pool(topo, adopted, adopt=True)
-        return rules.add_pool(topo, pool)
+            return rules.update_pool(topo, adopted, adopt=True), mark
+        return rules.add_pool(topo, pool), mark
 
     return _apply(store, Scope(pools=_d(pool.name), all_targets=True), change)
 
 
-def update_pool(store: Store, pool: Pool) -> Topology:
+def update_pool(store: Store, pool: Pool, claim: Claim | None = None) -> Topology:
     """Change capacity or headroom; the pool's scale targets are kept as stored."""
+    where = (POOLS.c.name == pool.name,)
 
-    def change(topo: Topology) -> Topology:
+    def change(conn: Connection, topo: Topology) -> tuple[Topology, Stamp | None]:
+        if claim is not None:
+            require_own(f"pool {pool.name!r}", read_identity(conn, POOLS, *where), claim.create_id)
         current = topo.pools.get(pool.name)
         targets = current.scale_targets if current is not None else ()
-        return rules.update_pool(topo, _with_targets(pool, targets))
+        return rules.update_pool(topo, _with_targets(pool, targets)), _stamper(claim, POOLS, *where)
 
     return _apply(store, Scope(pools=_d(pool.name), all_targets=True), change)
 
 
-def delete_pool(store: Store, name: str) -> None:
+def delete_pool(store: Store, name: str, create_id: str | None = None) -> None:
     """T6: refused while scale targets are attached; members get standalone pools back (T4)."""
 
-    def change(topo: Topology) -> Topology:
-        return rules.remove_pool(topo, name) if name in topo.pools else topo
+    def change(conn: Connection, topo: Topology) -> tuple[Topology, Stamp | None]:
+        found = read_identity(conn, POOLS, POOLS.c.name == name)
+        if name not in topo.pools or not owns(found, create_id):
+            return topo, None
+        return rules.remove_pool(topo, name), None
 
     _apply(store, Scope(pools=_d(name), pools_with_members=_d(name)), change)
 
@@ -148,13 +231,18 @@ class PoolView:
     pool: Pool
     members: tuple[str, ...]
     standalone: bool
+    identity: Identity = NONE
 
 
 def get_pool(store: Store, name: str) -> PoolView | None:
-    topo = _read(store, Scope(pools=_d(name), pools_with_members=_d(name)))
-    if name not in topo.pools:
-        return None
-    return PoolView(topo.pools[name], topo.members(name), topo.is_standalone(name))
+    def read(conn: Connection) -> PoolView | None:
+        topo = load_scope(conn, Scope(pools=_d(name), pools_with_members=_d(name)))
+        if name not in topo.pools:
+            return None
+        found = read_identity(conn, POOLS, POOLS.c.name == name) or NONE
+        return PoolView(topo.pools[name], topo.members(name), topo.is_standalone(name), found)
+
+    return _query(store, read)
 
 
 def _with_targets(pool: Pool, targets: tuple[ScaleTarget, ...]) -> Pool:
@@ -171,59 +259,152 @@ def _with_targets(pool: Pool, targets: tuple[ScaleTarget, ...]) -> Pool:
 # -- memberships -----------------------------------------------------------------------------
 
 
-def join(store: Store, destination: str, pool: str) -> str:
+def _membership_where(destination: str, resource: str) -> tuple[object, object]:
+    return (MEMBERSHIPS.c.destination == destination, MEMBERSHIPS.c.resource == resource)
+
+
+def join(store: Store, destination: str, pool: str, claim: Claim | None = None) -> str:
     """T2, T3, T7: move the destination's membership for the pool's resource into ``pool``.
-    Returns the resource."""
-    topo = _apply(
-        store,
-        Scope(destinations=_d(destination), pools=_d(pool)),
-        lambda t: rules.join(t, destination, pool),
-    )
+    With a ``claim``: a membership declared by another stack is refused, not moved. Returns the
+    resource."""
+    obj = f"membership of destination {destination!r} in pool {pool!r}"
+
+    def change(conn: Connection, topo: Topology) -> tuple[Topology, Stamp | None]:
+        after = rules.join(topo, destination, pool)
+        if claim is None:
+            return after, None
+        where = _membership_where(destination, topo.pools[pool].resource)
+        found = read_identity(conn, MEMBERSHIPS, *where)
+        if found is not None and found.create_id is not None:
+            may_adopt(obj, found, claim)
+        return after, _stamper(claim, MEMBERSHIPS, *where)
+
+    topo = _apply(store, Scope(destinations=_d(destination), pools=_d(pool)), change)
     return topo.pools[pool].resource
 
 
-def leave(store: Store, destination: str, pool: str) -> None:
-    """T4: drop the membership if it is still there; the destination gets a standalone pool."""
+def leave(store: Store, destination: str, pool: str, create_id: str | None = None) -> None:
+    """T4: drop the membership if it is still there (and, given ``create_id``, still that
+    create's); the destination gets a standalone pool."""
 
-    def change(topo: Topology) -> Topology:
+    def change(conn: Connection, topo: Topology) -> tuple[Topology, Stamp | None]:
         current = topo.pools.get(pool)
         if destination not in topo.destinations or current is None:
-            return topo
+            return topo, None
         if topo.memberships.get((destination, current.resource)) != pool:
-            return topo
-        return rules.leave(topo, destination, pool)
+            return topo, None
+        found = read_identity(conn, MEMBERSHIPS, *_membership_where(destination, current.resource))
+        if not owns(found, create_id):
+            return topo, None
+        return rules.leave(topo, destination, pool), None
 
     _apply(store, Scope(destinations=_d(destination), pools=_d(pool)), change)
 
 
+def update_membership(store: Store, destination: str, pool: str, claim: Claim) -> str | None:
+    """Record a new owner (a renamed resource, a row from before schema 0002) on the
+    membership when it is still this create's; the resource, or None when it is gone."""
+
+    def change(conn: Connection, topo: Topology) -> tuple[Topology, Stamp | None]:
+        current = topo.pools.get(pool)
+        if current is None or topo.memberships.get((destination, current.resource)) != pool:
+            return topo, None
+        where = _membership_where(destination, current.resource)
+        found = read_identity(conn, MEMBERSHIPS, *where)
+        require_own(
+            f"membership of destination {destination!r} in pool {pool!r}", found, claim.create_id
+        )
+        return topo, _stamper(claim, MEMBERSHIPS, *where)
+
+    _apply(store, Scope(destinations=_d(destination), pools=_d(pool)), change)
+    return get_membership(store, destination, pool)
+
+
+@dataclass(frozen=True)
+class MembershipView:
+    resource: str
+    identity: Identity = NONE
+
+
+def membership_view(store: Store, destination: str, pool: str) -> MembershipView | None:
+    """The membership of ``destination`` in ``pool``, when it is one, with its identity."""
+
+    def read(conn: Connection) -> MembershipView | None:
+        topo = load_scope(conn, Scope(destinations=_d(destination), pools=_d(pool)))
+        current = topo.pools.get(pool)
+        if current is None or topo.memberships.get((destination, current.resource)) != pool:
+            return None
+        where = _membership_where(destination, current.resource)
+        return MembershipView(current.resource, read_identity(conn, MEMBERSHIPS, *where) or NONE)
+
+    return _query(store, read)
+
+
 def get_membership(store: Store, destination: str, pool: str) -> str | None:
     """The pool's resource when ``destination`` is a member of ``pool``, else None."""
-    topo = _read(store, Scope(destinations=_d(destination), pools=_d(pool)))
-    current = topo.pools.get(pool)
-    if current is None or topo.memberships.get((destination, current.resource)) != pool:
-        return None
-    return current.resource
+    view = membership_view(store, destination, pool)
+    return None if view is None else view.resource
 
 
 # -- scale targets ---------------------------------------------------------------------------
 
 
-def attach_target(store: Store, pool: str, target: ScaleTarget) -> Topology:
-    scope = Scope(pools=_d(pool), all_targets=True)
-    return _apply(store, scope, lambda t: rules.attach_target(t, pool, target))
+def _pool_of_target(topo: Topology, name: str) -> Pool | None:
+    return next(
+        (p for p in topo.pools.values() if any(t.name == name for t in p.scale_targets)), None
+    )
 
 
-def update_target(store: Store, pool: str, target: ScaleTarget) -> Topology:
-    scope = Scope(pools=_d(pool), all_targets=True)
-    return _apply(store, scope, lambda t: rules.update_target(t, pool, target))
+def attach_target(
+    store: Store, pool: str, target: ScaleTarget, claim: Claim | None = None
+) -> Topology:
+    """With a ``claim``: the stack's own target of this name is adopted (moved to ``pool`` if
+    needed, its observed replicas kept within the new bounds); another stack's is refused."""
+    where = (TARGETS.c.name == target.name,)
+
+    def change(conn: Connection, topo: Topology) -> tuple[Topology, Stamp | None]:
+        mark = _stamper(claim, TARGETS, *where)
+        current = _pool_of_target(topo, target.name)
+        if claim is not None and current is not None:
+            found = read_identity(conn, TARGETS, *where)
+            if may_adopt(f"pool {pool!r}, scale target {target.name!r}", found, claim):
+                return _adopt_target(topo, current, pool, target), mark
+        return rules.attach_target(topo, pool, target), mark
+
+    return _apply(store, Scope(pools=_d(pool), all_targets=True), change)
 
 
-def detach_target(store: Store, pool: str, name: str) -> None:
-    def change(topo: Topology) -> Topology:
+def _adopt_target(topo: Topology, current: Pool, pool: str, target: ScaleTarget) -> Topology:
+    stored = next(t for t in current.scale_targets if t.name == target.name)
+    replicas = min(max(stored.replicas, target.min_replicas), target.max_replicas)
+    target = replace(target, replicas=replicas)
+    if current.name == pool:
+        return rules.update_target(topo, pool, target)
+    return rules.attach_target(rules.detach_target(topo, current.name, target.name), pool, target)
+
+
+def update_target(
+    store: Store, pool: str, target: ScaleTarget, claim: Claim | None = None
+) -> Topology:
+    where = (TARGETS.c.name == target.name,)
+
+    def change(conn: Connection, topo: Topology) -> tuple[Topology, Stamp | None]:
+        if claim is not None:
+            found = read_identity(conn, TARGETS, *where)
+            require_own(f"pool {pool!r}, scale target {target.name!r}", found, claim.create_id)
+        return rules.update_target(topo, pool, target), _stamper(claim, TARGETS, *where)
+
+    return _apply(store, Scope(pools=_d(pool), all_targets=True), change)
+
+
+def detach_target(store: Store, pool: str, name: str, create_id: str | None = None) -> None:
+    def change(conn: Connection, topo: Topology) -> tuple[Topology, Stamp | None]:
         current = topo.pools.get(pool)
         if current is None or all(t.name != name for t in current.scale_targets):
-            return topo
-        return rules.detach_target(topo, pool, name)
+            return topo, None
+        if not owns(read_identity(conn, TARGETS, TARGETS.c.name == name), create_id):
+            return topo, None
+        return rules.detach_target(topo, pool, name), None
 
     _apply(store, Scope(pools=_d(pool), all_targets=True), change)
 
@@ -232,15 +413,20 @@ def detach_target(store: Store, pool: str, name: str) -> None:
 class TargetView:
     pool: str
     target: ScaleTarget
+    identity: Identity = NONE
 
 
 def get_target(store: Store, name: str) -> TargetView | None:
-    topo = _read(store, Scope(all_targets=True))
-    for pool in topo.pools.values():
-        for target in pool.scale_targets:
-            if target.name == name:
-                return TargetView(pool.name, target)
-    return None
+    def read(conn: Connection) -> TargetView | None:
+        topo = load_scope(conn, Scope(all_targets=True))
+        current = _pool_of_target(topo, name)
+        if current is None:
+            return None
+        target = next(t for t in current.scale_targets if t.name == name)
+        found = read_identity(conn, TARGETS, TARGETS.c.name == name) or NONE
+        return TargetView(current.name, target, found)
+
+    return _query(store, read)
 
 
 def record_replicas(store: Store, name: str, replicas: int) -> None:
@@ -262,4 +448,64 @@ def record_replicas(store: Store, name: str, replicas: int) -> None:
                     return rules.update_target(topo, pool.name, updated)
         raise ArklowError(f"scale target {name!r}: no such target in the store")
 
-    _apply(store, Scope(all_targets=True), change)
+    _apply(store, Scope(all_targets=True), _plain(change))
+
+
+# -- ownership -------------------------------------------------------------------------------
+
+KINDS = ("membership", "scale target", "pool", "destination")  # the order orphans are deleted in
+
+
+@dataclass(frozen=True)
+class OwnedRow:
+    """A row a Pulumi resource created. ``name`` is ``<pool>:<destination>`` for a membership."""
+
+    kind: str
+    name: str
+    identity: Identity
+    destination: str | None = None
+    pool: str | None = None
+
+
+def owned_rows(store: Store, stack: str | None = None) -> list[OwnedRow]:
+    """Every row with a recorded owner (of ``stack`` when given), in :data:`KINDS` order."""
+
+    def read(conn: Connection) -> list[OwnedRow]:
+        found: list[OwnedRow] = []
+        for kind, table in (
+            ("membership", MEMBERSHIPS),
+            ("scale target", TARGETS),
+            ("pool", POOLS),
+            ("destination", DESTINATIONS),
+        ):
+            query = select(table).where(table.c.owner_stack.is_not(None))
+            if stack is not None:
+                query = query.where(table.c.owner_stack == stack)
+            for r in conn.execute(query):
+                found.append(_owned(kind, r))
+        return sorted(found, key=lambda row: (KINDS.index(row.kind), row.name))
+
+    return _query(store, read)
+
+
+def _owned(kind: str, r: Row[Any]) -> OwnedRow:
+    identity = Identity(r.create_id, r.owner_stack, r.owner_urn)
+    if kind == "membership":
+        return OwnedRow(kind, f"{r.pool}:{r.destination}", identity, r.destination, r.pool)
+    if kind == "scale target":
+        return OwnedRow(kind, r.name, identity, pool=r.pool)
+    return OwnedRow(kind, r.name, identity)
+
+
+def delete_owned(store: Store, row: OwnedRow) -> None:
+    """Delete ``row`` as its own resource's delete would (by create id, the rules applying: a
+    pool with scale targets is refused, T6)."""
+    create_id = row.identity.create_id
+    if row.kind == "membership" and row.destination is not None and row.pool is not None:
+        leave(store, row.destination, row.pool, create_id)
+    elif row.kind == "scale target" and row.pool is not None:
+        detach_target(store, row.pool, row.name, create_id)
+    elif row.kind == "pool":
+        delete_pool(store, row.name, create_id)
+    elif row.kind == "destination":
+        delete_destination(store, row.name, create_id)

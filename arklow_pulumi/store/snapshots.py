@@ -26,6 +26,7 @@ from arklow_pulumi.core.topology import (
     frozen_map,
     standalone_pool_name,
 )
+from arklow_pulumi.store.identity import Claim, Identity
 from arklow_pulumi.store.tables import DestinationRow, MembershipRow, PoolRow, ScaleTargetRow
 
 DESTINATIONS: Table = DestinationRow.__table__  # type: ignore[assignment]
@@ -222,8 +223,12 @@ def _write_memberships(
             conn.execute(delete(MEMBERSHIPS).where(c.destination == key[0], c.resource == key[1]))
     for key, pool in new.items():
         if key in old and old[key] != pool:
+            # A moved membership is no longer the one its creator made: the caller that moved
+            # it on purpose (a join) stamps its own identity afterwards; a move by the rules
+            # (into a new standalone pool) leaves none.
             where = (c.destination == key[0], c.resource == key[1])
-            conn.execute(update(MEMBERSHIPS).where(*where).values(pool=pool))
+            cleared = {"pool": pool, "create_id": None, "owner_stack": None, "owner_urn": None}
+            conn.execute(update(MEMBERSHIPS).where(*where).values(cleared))
     added = [
         {"destination": d, "resource": r, "pool": pool}
         for (d, r), pool in new.items()
@@ -280,3 +285,20 @@ def _target_values(item: tuple[str, ScaleTarget]) -> dict[str, Any]:
         "replicas": target.replicas,
         "override_policies": target.override_policies,
     }
+
+
+# -- identities (see :mod:`.identity`) -------------------------------------------------------
+
+
+def read_identity(conn: Connection, table: Table, *where: Any) -> Identity | None:
+    """The identity of the one row matching ``where``, or None when there is no such row."""
+    c = table.c
+    row = conn.execute(select(c.create_id, c.owner_stack, c.owner_urn).where(*where)).first()
+    return None if row is None else Identity(row.create_id, row.owner_stack, row.owner_urn)
+
+
+def stamp(conn: Connection, table: Table, claim: Claim, *where: Any) -> None:
+    values: dict[str, Any] = {"create_id": claim.create_id}
+    if claim.owner is not None:
+        values.update(owner_stack=claim.owner.stack, owner_urn=claim.owner.urn)
+    conn.execute(update(table).where(*where).values(values))

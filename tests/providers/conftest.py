@@ -23,6 +23,17 @@ def _fresh_engines() -> Iterator[None]:
 
 
 @pytest.fixture(autouse=True)
+def _fresh_supplies() -> Iterator[None]:
+    """A provider process keeps one supply binding per endpoint config, its clients made with the
+    process's environment; tests change the environment (moto or none), so each starts afresh."""
+    from arklow_pulumi.providers import scale_targets
+
+    scale_targets._SUPPLIES.clear()
+    yield
+    scale_targets._SUPPLIES.clear()
+
+
+@pytest.fixture(autouse=True)
 def _traceback_limit() -> Iterator[None]:
     """A provider call that raised an ArklowError leaves ``sys.tracebacklimit = 0`` (by design,
     see ``providers/storing.py``); in the provider process nothing else runs, but here it would

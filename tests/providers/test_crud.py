@@ -40,42 +40,45 @@ def test_destination_lifecycle(props: Any) -> None:
     provider = DestinationProvider()
     inputs = destination(props, "search", "gpu", "cpu", gpu=4.0)
     created = provider.create(inputs)
-    assert created.id == "search"
+    assert created.id and created.id != "search"  # a create id, not the name
+    id_ = created.id
     assert created.outs["pools"] == {"gpu": "search/gpu", "cpu": "search/cpu"}
     assert created.outs["standalone_pools"] == {"gpu": "search/gpu", "cpu": "search/cpu"}
     assert created.outs["lanes"] == LANES
 
     changed = {**inputs, "resources": ["gpu"], "standalone_capacity": {"gpu": 6.0}}
-    assert provider.diff("search", created.outs, changed).changes is True
-    updated = provider.update("search", created.outs, changed)
+    assert provider.diff(id_, created.outs, changed).changes is True
+    updated = provider.update(id_, created.outs, changed)
     assert updated.outs["pools"] == {"gpu": "search/gpu"}
-    assert provider.diff("search", updated.outs, changed).changes is False
+    assert provider.diff(id_, updated.outs, changed).changes is False
 
-    provider.delete("search", updated.outs)
-    assert provider.read("search", updated.outs).id == ""  # refresh drops it
-    provider.delete("search", updated.outs)  # idempotent
+    provider.delete(id_, updated.outs)
+    assert provider.read(id_, updated.outs).id == ""  # refresh drops it
+    provider.delete(id_, updated.outs)  # idempotent
 
 
 def test_membership_joins_and_its_deletion_restores_the_standalone_pool(props: Any) -> None:
-    DestinationProvider().create(destination(props, "a", "gpu", "cpu", gpu=2.0))
+    a = DestinationProvider().create(destination(props, "a", "gpu", "cpu", gpu=2.0)).id
     DestinationProvider().create(destination(props, "b", "gpu"))
-    PoolProvider().create(pool(props, "shared", "gpu", 16.0))
+    shared = PoolProvider().create(pool(props, "shared", "gpu", 16.0)).id
     memberships = PoolMembershipProvider()
+    ids = {}
     for dest in ("a", "b"):
         created = memberships.create(props(destination=dest, pool="shared"))
-        assert created.id == f"shared:{dest}" and created.outs["resource"] == "gpu"
+        assert created.outs["resource"] == "gpu"
+        ids[dest] = created.id
 
-    read = PoolProvider().read("shared", props(arklow_name="shared"))
+    read = PoolProvider().read(shared, props(arklow_name="shared"))
     assert read.outs["members"] == ["a", "b"] and read.outs["standalone"] is False
-    dest = DestinationProvider().read("a", props(arklow_name="a"))
+    dest = DestinationProvider().read(a, props(arklow_name="a"))
     assert dest.outs["pools"] == {"gpu": "shared", "cpu": "a/cpu"}
     assert dest.outs["standalone_pools"] == {"cpu": "a/cpu"}
 
-    memberships.delete("shared:a", props(destination="a", pool="shared"))
-    dest = DestinationProvider().read("a", props(arklow_name="a"))
+    memberships.delete(ids["a"], props(destination="a", pool="shared"))
+    dest = DestinationProvider().read(a, props(arklow_name="a"))
     assert dest.outs["pools"]["gpu"] == "a/gpu"
     assert dest.outs["standalone_pools"] == {"gpu": "a/gpu", "cpu": "a/cpu"}
-    assert memberships.read("shared:a", props(destination="a", pool="shared")).id == ""
+    assert memberships.read(ids["a"], props(destination="a", pool="shared")).id == ""
 
 
 def test_membership_for_a_resource_not_drawn_is_refused(props: Any) -> None:
@@ -86,38 +89,38 @@ def test_membership_for_a_resource_not_drawn_is_refused(props: Any) -> None:
 
 
 def test_replacing_a_membership_create_before_delete(props: Any) -> None:
-    DestinationProvider().create(destination(props, "a", "gpu"))
+    a = DestinationProvider().create(destination(props, "a", "gpu")).id
     PoolProvider().create(pool(props, "p1", "gpu"))
     PoolProvider().create(pool(props, "p2", "gpu"))
     memberships = PoolMembershipProvider()
-    memberships.create(props(destination="a", pool="p1"))
+    old = memberships.create(props(destination="a", pool="p1")).id
     memberships.create(props(destination="a", pool="p2"))  # the replacement first
-    memberships.delete("p1:a", props(destination="a", pool="p1"))  # then the old one: no-op
-    assert DestinationProvider().read("a", props(arklow_name="a")).outs["pools"] == {"gpu": "p2"}
+    memberships.delete(old, props(destination="a", pool="p1"))  # then the old one: no-op
+    assert DestinationProvider().read(a, props(arklow_name="a")).outs["pools"] == {"gpu": "p2"}
 
 
 def test_deleting_a_pool_with_scale_targets_fails_clearly(props: Any, store_url: str) -> None:
     from arklow_pulumi.core.topology import GroupRef, ScaleTarget
 
-    PoolProvider().create(pool(props, "gpu-pool", "gpu"))
+    id_ = PoolProvider().create(pool(props, "gpu-pool", "gpu")).id
     group = GroupRef("aws_asg", "asg-1", region="us-east-1")
     svc.attach_target(open_store(store_url), "gpu-pool", ScaleTarget("asg-1", group, 1, 2, 1, 1))
     with pytest.raises(TopologyRuleViolation) as err:
-        PoolProvider().delete("gpu-pool", props(arklow_name="gpu-pool"))
+        PoolProvider().delete(id_, props(arklow_name="gpu-pool"))
     assert "pool 'gpu-pool': field 'scale_targets': cannot delete a pool with scale targets" in str(
         err.value
     )
-    assert PoolProvider().read("gpu-pool", props(arklow_name="gpu-pool")).id == "gpu-pool"
+    assert PoolProvider().read(id_, props(arklow_name="gpu-pool")).id == id_
 
 
 def test_read_shows_drift_made_outside_pulumi(props: Any, store_url: str) -> None:
     created = PoolProvider().create(pool(props, "shared", "gpu", 4.0))
     store = open_store(store_url)
     svc.update_pool(store, CorePool("shared", "gpu", capacity=10.0, headroom=0.5))
-    read = PoolProvider().read("shared", created.outs)
+    read = PoolProvider().read(created.id, created.outs)
     assert read.outs["capacity"] == 10.0 and read.outs["headroom"] == 0.5
     # the program still declares capacity 4: the next diff proposes an update back
-    assert PoolProvider().diff("shared", read.outs, pool(props, "shared", "gpu", 4.0)).changes
+    assert PoolProvider().diff(created.id, read.outs, pool(props, "shared", "gpu", 4.0)).changes
 
 
 def test_store_url_from_provider_config(sqlite_url: str) -> None:

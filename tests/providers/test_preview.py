@@ -177,13 +177,19 @@ def test_check_of_a_changed_group_verifies_it_before_the_replacement(autoscaling
     assert described(provider.check(olds, target_news(group=moved))) == []
 
 
-def test_check_without_a_group_change_never_reaches_the_cloud(
+def test_check_without_a_group_change_never_calls_verify(
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
+    """Only a changed group is verified in full at preview (existence included); otherwise
+    ``check`` looks at the bounds only, and only when the group can be described."""
+
     def no_cloud(*_args: Any, **_kwargs: Any) -> None:
-        raise AssertionError("check reached the cloud")
+        raise AssertionError("check verified the group")
 
     monkeypatch.setattr(ScaleTargetProvider, "verify", no_cloud)
+    monkeypatch.setenv("AWS_ENDPOINT_URL", "http://127.0.0.1:9")  # nothing listens: no cloud
+    monkeypatch.setenv("AWS_ACCESS_KEY_ID", "testing")
+    monkeypatch.setenv("AWS_SECRET_ACCESS_KEY", "testing")
     provider = ScaleTargetProvider()
     missing = {"kind": "aws_asg", "name": "no-such-asg", "region": "us-east-1"}
     # a new target (no olds): preview of a new stack works without cloud access
@@ -193,3 +199,16 @@ def test_check_without_a_group_change_never_reaches_the_cloud(
     # a group change with an unknown input waits for up
     unknown = target_news(group=missing, max_replicas=Unknown())
     assert described(provider.check(olds, unknown)) == []
+
+
+def test_check_refuses_bounds_beyond_a_group_it_can_describe(autoscaling: Any) -> None:
+    """Issue 8 item 1: ``max_replicas: 50`` on a group whose MaxSize is 10 fails at preview."""
+    make_asg(autoscaling, "asg-a", 0, 10)
+    provider = ScaleTargetProvider()
+    result = provider.check({}, target_news(max_replicas=50.0))
+    assert [f.property for f in result.failures] == ["max_replicas"]
+    assert "max_replicas 50 is above the group's MaxSize 10" in result.failures[0].reason
+    assert described(provider.check({}, target_news(max_replicas=10.0))) == []
+    # a group that does not exist (yet: the program may create it) is left to create
+    missing = {"kind": "aws_asg", "name": "no-such-asg", "region": "us-east-1"}
+    assert described(provider.check({}, target_news(group=missing, max_replicas=50.0))) == []

@@ -50,8 +50,9 @@ def test_a_new_store_url_is_an_update_that_reaches_the_outputs(
         ),
         (PoolProvider(), {"arklow_name": "p", "resource": "gpu", "capacity": 1.0}, "p"),
     ]
-    for provider, news, id_ in cases:
+    for provider, news, _name in cases:
         created = provider.create(checked(provider, {**news, "store": old_url}))
+        id_ = created.id
         rotated = checked(provider, {**news, "store": new_url})
         diff = provider.diff(id_, created.outs, rotated)
         assert diff.changes is True and diff.replaces == [], type(provider).__name__
@@ -94,11 +95,11 @@ def test_scale_target_store_only_update_skips_the_cloud(
     created = provider.create(checked(provider, {**news, "store": old_url}))
     autoscaling.delete_auto_scaling_group(AutoScalingGroupName="asg-a", ForceDelete=True)
     rotated = checked(provider, {**news, "store": new_url})
-    assert provider.diff("asg-a", created.outs, rotated).changes is True
-    updated = provider.update("asg-a", created.outs, rotated)  # no cloud call: no error
+    assert provider.diff(created.id, created.outs, rotated).changes is True
+    updated = provider.update(created.id, created.outs, rotated)  # no cloud call: no error
     assert updated.outs["store"] == new_url and updated.outs["replicas"] == 1
     with pytest.raises(InvalidInput, match="does not exist"):  # a real change still verifies
-        provider.update("asg-a", updated.outs, {**rotated, "max_replicas": 5})
+        provider.update(created.id, updated.outs, {**rotated, "max_replicas": 5})
 
 
 # -- finding 4: Lane(cost={}) ------------------------------------------------------------------
@@ -115,10 +116,10 @@ def test_an_empty_cost_has_no_perpetual_diff(store_url: str) -> None:
     inputs = checked(provider, news)
     assert [lane["cost"] for lane in inputs["lanes"]] == [None, None, {"gpu": 2.0}]
     created = provider.create(inputs)
-    diff = provider.diff("d", created.outs, checked(provider, news))
+    diff = provider.diff(created.id, created.outs, checked(provider, news))
     assert diff.changes is False
-    refreshed = provider.read("d", created.outs)
-    assert provider.diff("d", refreshed.outs, checked(provider, news)).changes is False
+    refreshed = provider.read(created.id, created.outs)
+    assert provider.diff(created.id, refreshed.outs, checked(provider, news)).changes is False
 
 
 # -- finding 10: the traceback limit -----------------------------------------------------------

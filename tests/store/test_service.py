@@ -209,14 +209,15 @@ def test_constraints_back_up_the_rules(store: Store) -> None:
 
 
 def test_reopening_is_idempotent_and_at_head(store: Store) -> None:
-    from arklow_pulumi.store.engine import close_stores
+    from arklow_pulumi.store.engine import SCHEMA_REVISION, close_stores
 
     svc.create_destination(store, dest("a", "gpu"))
     url = store.url
     close_stores()
     again = open_store(url)
     with again.engine.connect() as conn:
-        assert conn.execute(text("SELECT version_num FROM alembic_version")).scalar() == "0001"
+        version = conn.execute(text("SELECT version_num FROM alembic_version")).scalar()
+        assert version == SCHEMA_REVISION
     assert svc.get_destination(again, "a") is not None
 
 
