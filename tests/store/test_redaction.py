@@ -9,11 +9,9 @@ leak in another.
 
 from __future__ import annotations
 
-import os
-import subprocess
 import sys
 import traceback
-from collections.abc import Callable, Iterator
+from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -22,8 +20,8 @@ import click
 import pytest
 
 from arklow_pulumi.redaction import redact_url, remember_url, scrub, url_secrets
+from tests.arklow_cli import Invoke, Result, assert_one_line_error, in_process, run
 
-ARKLOW = str(Path(sys.executable).parent / "arklow")
 CLOSED = "127.0.0.1:1"  # nothing listens on port 1: connecting is refused at once
 
 
@@ -154,40 +152,9 @@ def extra_args(path: tuple[str, ...], tmp_path: Path) -> list[str]:
     return []
 
 
-def run(args: list[str], env: dict[str, str] | None = None) -> subprocess.CompletedProcess[str]:
-    """``arklow ARGS`` as a real process."""
-    full = {k: v for k, v in os.environ.items() if k != "ARKLOW_STORE"}
-    return subprocess.run(
-        [ARKLOW, *args], env={**full, **(env or {})}, capture_output=True, text=True, timeout=120
-    )
-
-
 @pytest.fixture
-def arklow(
-    monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
-) -> Callable[..., subprocess.CompletedProcess[str]]:
-    """``run`` in this process: the same entry point, exit code and streams, without paying a
-    process start per case (the table is forms x commands)."""
-    from arklow_pulumi.cli.main import main
-
-    def invoke(
-        args: list[str], env: dict[str, str] | None = None
-    ) -> subprocess.CompletedProcess[str]:
-        with monkeypatch.context() as patch:
-            patch.delenv("ARKLOW_STORE", raising=False)
-            for key, value in (env or {}).items():
-                patch.setenv(key, value)
-            patch.setattr(sys, "argv", ["arklow", *args])
-            capsys.readouterr()
-            with pytest.raises(SystemExit) as info:
-                main()
-        out = capsys.readouterr()
-        code = info.value.code
-        return subprocess.CompletedProcess(
-            args, code if isinstance(code, int) else 1, out.out, out.err
-        )
-
-    return invoke
+def arklow(monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]) -> Invoke:
+    return in_process(monkeypatch, capsys)
 
 
 def test_the_table_covers_the_store_commands() -> None:
@@ -195,18 +162,14 @@ def test_the_table_covers_the_store_commands() -> None:
     assert ("topology", "show") in paths and ("store", "upgrade") in paths
 
 
-def assert_one_line_without_secret(
-    result: subprocess.CompletedProcess[str], form: Form, index: int, what: str
-) -> None:
-    shown = f"{what}: {result.stdout}{result.stderr}"
-    assert_hidden(shown, form, index)
-    assert result.returncode == 2, shown
-    assert result.stdout == "" and len(result.stderr.splitlines()) == 1, shown
+def assert_one_line_without_secret(result: Result, form: Form, index: int, what: str) -> None:
+    assert_hidden(f"{what}: {result.stdout}{result.stderr}", form, index)
+    assert_one_line_error(result, what)
 
 
 @pytest.mark.parametrize(("form", "index"), CASES)
 def test_no_command_shows_the_password(
-    form: Form, index: int, tmp_path: Path, arklow: Callable[..., subprocess.CompletedProcess[str]]
+    form: Form, index: int, tmp_path: Path, arklow: Invoke
 ) -> None:
     url = form.url(index)
     for path in store_commands():

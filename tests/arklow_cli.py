@@ -1,0 +1,73 @@
+"""Running ``arklow`` as a user does: a real process, or the same entry point in this process.
+
+Both give a :class:`subprocess.CompletedProcess` (exit code, stdout, stderr). The in-process form
+calls :func:`arklow_pulumi.cli.main.main` with ``sys.argv`` and the environment patched for that
+call only: the exit codes and streams are the real ones, without a process start per case.
+"""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+from collections.abc import Callable, Mapping
+from pathlib import Path
+
+import pytest
+
+ARKLOW = str(Path(sys.executable).parent / "arklow")
+Result = subprocess.CompletedProcess[str]
+Invoke = Callable[..., Result]
+# Variables a user's shell may hold that would change what a command reads.
+CLEARED = ("ARKLOW_STORE", "ARKLOW_DEBUG")
+
+
+def run(
+    args: list[str],
+    env: Mapping[str, str] | None = None,
+    cwd: Path | None = None,
+    timeout: float = 120,
+) -> Result:
+    """``arklow ARGS`` as a real process."""
+    base = {k: v for k, v in os.environ.items() if k not in CLEARED}
+    return subprocess.run(
+        [ARKLOW, *args],
+        env={**base, **(env or {})},
+        cwd=cwd,
+        capture_output=True,
+        text=True,
+        timeout=timeout,
+    )
+
+
+def in_process(monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]) -> Invoke:
+    """An ``invoke(args, env=None)`` that runs ``arklow ARGS`` in this process."""
+    from arklow_pulumi.cli.main import main
+
+    def invoke(args: list[str], env: Mapping[str, str] | None = None) -> Result:
+        with monkeypatch.context() as patch:
+            for key in CLEARED:
+                patch.delenv(key, raising=False)
+            for key, value in (env or {}).items():
+                patch.setenv(key, value)
+            patch.setattr(sys, "argv", ["arklow", *args])
+            capsys.readouterr()
+            with pytest.raises(SystemExit) as info:
+                main()
+        out = capsys.readouterr()
+        code = info.value.code
+        return subprocess.CompletedProcess(
+            args, code if isinstance(code, int) else 1, out.out, out.err
+        )
+
+    return invoke
+
+
+def assert_one_line_error(result: Result, what: str = "") -> str:
+    """Exit 2, nothing on stdout, exactly one line on stderr; returns that line."""
+    shown = f"{what} exit {result.returncode}\nstdout: {result.stdout!r}\nstderr: {result.stderr!r}"
+    assert result.returncode == 2, shown
+    assert result.stdout == "", shown
+    lines = result.stderr.splitlines()
+    assert len(lines) == 1 and lines[0].startswith("error: "), shown
+    return lines[0]
