@@ -36,6 +36,7 @@ bench: $(STAMP) engine
 	$(BIN)/python bench/bench_allocation.py
 	$(BIN)/python bench/bench_store.py
 	$(BIN)/python bench/bench_supply.py
+	$(BIN)/python bench/bench_tick.py
 	PATH="$(CURDIR)/.tools/bin:$(CURDIR)/$(BIN):$$PATH" $(BIN)/python bench/bench_pulumi.py
 	bench/collect.sh
 
