@@ -8,6 +8,14 @@ import threading
 import click
 
 
+def http_codes(value: str) -> tuple[int, ...]:
+    """``"429,503"`` → ``(429, 503)``; anything but HTTP error codes is a usage error."""
+    parts = [p.strip() for p in value.split(",") if p.strip()]
+    if not parts or not all(p.isdigit() and 400 <= int(p) <= 599 for p in parts):
+        raise click.BadParameter(f"{value!r}: give HTTP error codes (400-599) separated by commas")
+    return tuple(int(p) for p in parts)
+
+
 @click.group()
 def dev() -> None:
     """Development servers (local stand-ins for cloud APIs)."""
@@ -19,7 +27,11 @@ def dev() -> None:
 @click.option("--latency-ms", type=click.FloatRange(min=0), default=0.0, show_default=True)
 @click.option("--error-rate", type=click.FloatRange(min=0, max=1), default=0.0, show_default=True)
 @click.option(
-    "--error-codes", default="429,503", show_default=True, help="Codes injected errors use."
+    "--error-codes",
+    default="429,503",
+    show_default=True,
+    callback=lambda _ctx, _param, value: http_codes(value),
+    help="Codes injected errors use.",
 )
 @click.option("--op-delay", type=click.FloatRange(min=0), default=0.05, show_default=True)
 @click.option("--settle-delay", type=click.FloatRange(min=0), default=0.2, show_default=True)
@@ -29,7 +41,7 @@ def compute_server(
     port: int,
     latency_ms: float,
     error_rate: float,
-    error_codes: str,
+    error_codes: tuple[int, ...],
     op_delay: float,
     settle_delay: float,
     seed: int | None,
@@ -37,8 +49,7 @@ def compute_server(
     """Serve the Compute API subset Arklow calls (MIGs, autoscalers, operations) in memory."""
     from arklow_pulumi.devservers.compute import ComputeServer, Faults
 
-    codes = tuple(int(c) for c in error_codes.split(",") if c.strip())
-    faults = Faults(latency_ms=latency_ms, error_rate=error_rate, codes=codes)
+    faults = Faults(latency_ms=latency_ms, error_rate=error_rate, codes=error_codes)
     server = ComputeServer(host, port, op_delay, settle_delay, faults, seed)
     click.echo(f"compute server listening on {server.url}", err=False)
     click.echo(f"export ARKLOW_GCP_COMPUTE_ENDPOINT={server.url}")
