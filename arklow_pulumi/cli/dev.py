@@ -102,7 +102,7 @@ def clouds(host: str, aws_port: int, gcp_port: int, stack: str) -> None:
 @click.option(
     "--tick",
     type=click.FloatRange(min=10, max=3600),
-    default=120.0,
+    default=300.0,
     show_default=True,
     help="Controller interval on the simulated clock, in seconds.",
 )

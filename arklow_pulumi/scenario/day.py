@@ -66,7 +66,7 @@ LANES: dict[str, Callable[[float], float]] = {
 class Day:
     """The day's demand per tick; ``noise`` is the relative spread (0.1: ±10%)."""
 
-    tick_s: float = 120.0
+    tick_s: float = 300.0
     noise: float = 0.1
     seed: int = 7
     lanes: dict[str, Callable[[float], float]] = field(default_factory=lambda: dict(LANES))

@@ -27,7 +27,7 @@ LEASE_TTL_S = 3600.0  # real seconds: the mid-day `pulumi up` pauses the ticks f
 class RunOptions:
     repo: Path
     out: Path  # .arklow
-    tick_s: float = 120.0
+    tick_s: float = 300.0
     stack: str = "dev"
 
 
@@ -57,8 +57,10 @@ def run(options: RunOptions) -> RunResult:
         os.environ.update(clouds.env())
         stack = DevStack(options.repo, options.out / "run", clouds.env(), options.stack)
         say(f"pulumi up of the {options.stack} stack (state and store in {stack.work})")
+        begun = time.monotonic()
         stack.prepare()
         stack.up()
+        say(f"pulumi up done in {time.monotonic() - begun:.0f}s; the controller starts at 00:00")
         recording = _day(options, stack)
     say("local clouds stopped")
     lanes, pools = lane_figures(recording), pool_figures(recording)
@@ -98,8 +100,10 @@ def _day(options: RunOptions, stack: DevStack) -> Recording:
                 joined = True
                 destination, pool = JOINING
                 progress.interrupt(f"{_clock(t)}  pulumi up: {destination} joins {pool}")
+                begun = time.monotonic()
                 stack.join(destination, pool)
                 stack.up()
+                progress.interrupt(f"pulumi up done in {time.monotonic() - begun:.0f}s")
                 recording.event(t, f"pulumi up: {destination} joins pool {pool}")
             known = set(sink.known_lanes())
             demand = day.demand(t)

@@ -1,0 +1,101 @@
+"""The main job (``arklow dev run``, what ``make run`` runs) end to end, on a coarse day (30-min
+ticks) in a throwaway copy of the project: real local clouds, the real engine, the real
+controller on the simulated clock. Checked on what it writes for programs (summary.json) and
+people (the summary, the report with its charts)."""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+import subprocess
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from tests.e2e.pulumi_cli import ARKLOW, MISSING_ENGINE, REPO, TOOLS_BIN, VENV, engine_available
+
+pytestmark = pytest.mark.e2e
+
+TICK_S = 1800
+JOIN_S = 12 * 3600
+QUIET = ("search/interactive", "summarize/default")
+PNG = b"\x89PNG\r\n\x1a\n"
+
+
+@pytest.fixture(scope="module")
+def day(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, subprocess.CompletedProcess[str]]:
+    if not engine_available():
+        pytest.fail(MISSING_ENGINE, pytrace=False)
+    project = tmp_path_factory.mktemp("main-job")
+    for name in ("Pulumi.yaml", "__main__.py"):
+        shutil.copy(REPO / name, project / name)
+    shutil.copytree(REPO / "stacks", project / "stacks")
+    base = {k: v for k, v in os.environ.items() if not k.startswith(("PULUMI_", "ARKLOW_", "AWS_"))}
+    env = {**base, "PATH": os.pathsep.join([str(TOOLS_BIN), str(VENV / "bin"), base["PATH"]])}
+    result = subprocess.run(
+        [str(ARKLOW), "dev", "run", "--tick", str(TICK_S)],
+        cwd=project,
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=1800,
+        check=False,
+    )
+    assert result.returncode == 0, result.stderr[-4000:]
+    return project, result
+
+
+def summary(project: Path) -> dict[str, Any]:
+    return dict(json.loads((project / ".arklow" / "report" / "summary.json").read_text()))
+
+
+def test_every_decision_stays_within_its_targets_bounds(day: tuple[Path, Any]) -> None:
+    doc = summary(day[0])
+    assert len(doc["timeline"]) == 24 * 3600 // TICK_S
+    for tick in doc["timeline"]:
+        assert tick["targets"], tick["t"]
+        for name, (desired, _in_service, low, high) in tick["targets"].items():
+            assert low <= desired <= high, (tick["t"], name)
+
+
+def test_lane_figures_add_up_and_quiet_lanes_keep_their_work(day: tuple[Path, Any]) -> None:
+    lanes = summary(day[0])["lanes"]
+    for name, lane in lanes.items():
+        assert lane["served"] + lane["held"] == pytest.approx(lane["demand"]), name
+    for name in QUIET:
+        assert lanes[name]["held_pct"] < 1.0, (name, lanes[name])
+    # the noisy neighbour's burst is what is held back in the shared pool
+    assert lanes["search/batch"]["held"] > 10 * max(lanes[n]["held"] for n in QUIET)
+
+
+def test_the_noon_pulumi_up_moves_reports_into_the_shared_pool(day: tuple[Path, Any]) -> None:
+    doc = summary(day[0])
+    assert [e["t"] for e in doc["events"]] == [JOIN_S]
+    before = [t for t in doc["timeline"] if t["t"] < JOIN_S]
+    after = [t for t in doc["timeline"] if t["t"] >= JOIN_S]
+    assert all("reports/gpu" in t["pools"] for t in before)
+    assert all("reports/gpu" not in t["pools"] for t in after)
+    # alone, its 4 GPU units held part of its night work; in the shared pool nothing is held
+    assert sum(t["lanes"]["reports/nightly"][2] for t in before) > 0
+    assert max(t["lanes"]["reports/nightly"][3] for t in before) <= 4
+    assert max(t["lanes"]["reports/nightly"][3] for t in after) > 4
+
+
+def test_summary_report_and_state_are_left(day: tuple[Path, Any]) -> None:
+    project, result = day
+    for heading in ("LANES", "POOLS", "EVENTS", "held %", "scale actions"):
+        assert heading in result.stdout
+    assert "Traceback" not in result.stderr
+    report = project / ".arklow" / "report"
+    index = (report / "index.html").read_text()
+    for chart in ("lanes.png", "targets.png", "pressure.png"):
+        assert chart in index
+        assert (report / chart).read_bytes().startswith(PNG)
+    assert (project / ".arklow" / "run" / "arklow.db").is_file()
+    assert any((project / ".arklow" / "run" / "state").rglob("dev.json"))
+    # the run worked on a copy: the stack config it was given is unchanged
+    assert (project / "stacks" / "Pulumi.dev.yaml").read_text() == (
+        REPO / "stacks" / "Pulumi.dev.yaml"
+    ).read_text()
