@@ -61,6 +61,7 @@ from arklow_pulumi.store.runtime import (
     load_demand_reports,
     load_snapshot,
     renew_lease,
+    topology_fingerprint,
     write_tick,
 )
 from arklow_pulumi.store.service import load_topology
@@ -133,6 +134,8 @@ class _Memory:
     observed: dict[TargetId, Observed] = field(default_factory=dict)
     written: dict[str, TargetRecord] = field(default_factory=dict)
     ready: bool = False
+    topology: Topology | None = None
+    fingerprint: str = ""
 
 
 class Controller:
@@ -205,7 +208,7 @@ class Controller:
 
     def observe(self) -> Observation:
         now = self.clock.time()
-        topo = load_topology(self.store)
+        topo = self._topology()
         self._sink.refresh(topo)
         reports, demand, stale = fresh_demand(
             topo, load_demand_reports(self.store), now, self.settings.ttl_s
@@ -217,6 +220,15 @@ class Controller:
         return Observation(
             now, topo, reports, demand, stale, targets, groups, observed, errors, read
         )
+
+    def _topology(self) -> Topology:
+        """The store's topology; the same value as last tick while no row changed, so the
+        allocator's compiled form (cached per topology value) is reused."""
+        fingerprint = topology_fingerprint(self.store)
+        memory = self._memory
+        if memory.topology is None or fingerprint != memory.fingerprint:
+            memory.topology, memory.fingerprint = load_topology(self.store), fingerprint
+        return memory.topology
 
     def decide(self, obs: Observation) -> Decision:
         history = {tid: self._memory.history.get(tid.name, ()) for tid in obs.targets}

@@ -14,12 +14,25 @@ unconditionally with epoch 1; on PostgreSQL an acquisition that takes over bumps
 
 from __future__ import annotations
 
+import hashlib
 from collections.abc import Iterator, Mapping, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass, field
 from typing import Any
 
-from sqlalchemy import Connection, Table, delete, func, insert, select, text, update
+from sqlalchemy import (
+    JSON,
+    Connection,
+    String,
+    Table,
+    cast,
+    delete,
+    func,
+    insert,
+    select,
+    text,
+    update,
+)
 from sqlalchemy.exc import DBAPIError, IntegrityError
 
 from arklow_pulumi.store.engine import Store, StoreError, reading
@@ -318,6 +331,25 @@ def _upsert(
 
 
 # -- reading back ---------------------------------------------------------------------------
+
+
+def topology_fingerprint(store: Store) -> str:
+    """A digest of every topology row, read without decoding any JSON document: the controller
+    rebuilds (and recompiles) its topology only when this changes. Read it *before* loading the
+    topology, so a change landing in between makes the next tick reload."""
+    from arklow_pulumi.store.tables import Base
+
+    digest = hashlib.sha256()
+    with _transaction(store, readonly=True) as conn:
+        for name in ("destinations", "pools", "memberships", "scale_targets"):
+            table = Base.metadata.tables[name]
+            columns = [cast(c, String) if isinstance(c.type, JSON) else c for c in table.columns]
+            query = select(*columns).order_by(*table.primary_key.columns)
+            # Raw driver rows: no per-value result processing, only the digest's own work.
+            rows = conn.exec_driver_sql(str(query.compile(dialect=conn.dialect))).fetchall()
+            digest.update(repr(rows).encode())
+            digest.update(b"|")
+    return digest.hexdigest()
 
 
 def load_snapshot(store: Store, recommendations_since: float) -> RuntimeSnapshot:

@@ -296,3 +296,16 @@ def test_one_cloud_failing_does_not_stop_the_other(
     clock.advance(10)
     controller.tick()
     assert gcp.calls["write"] == 1 and controller.ready()
+
+
+def test_a_topology_change_in_the_store_is_seen_by_the_next_tick(setup: Setup) -> None:
+    controller, supply = setup
+    report(controller, search__batch=60)
+    first = controller.tick()
+    assert first.decision.targets[GPU].desired == 5
+    unchanged = controller.observe().topology
+    assert controller.observe().topology is unchanged  # no row changed: the same value
+    put_topology(controller.store, shared_gpu(max_replicas=3))  # a `pulumi up` lowers the max
+    outcome = controller.tick()
+    assert outcome.published.pools["shared-gpu"].targets["gpu-workers"].max == 3
+    assert supply.groups[REF].desired == 3  # bounds win over the step limits

@@ -1,0 +1,131 @@
+"""Controller bench: one whole tick of the running controller (observe from the store, describe
+through the router, decide, act, publish into the runtime store) at 10,000 lanes / 1,000 pools /
+1,000 targets, with the in-memory binding and a SQLite store on local disk; and demand intake
+through the controller's sink (the store write behind ``POST /v1/demand``).
+
+Writes ``bench/RESULTS-controller.md``. ``python bench/bench_controller.py``.
+"""
+
+from __future__ import annotations
+
+import datetime
+import os
+import platform
+import random
+import statistics
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[1]
+sys.path[:0] = [str(ROOT), str(ROOT / "bench")]
+
+import topologies
+
+from arklow_pulumi.controller.ports import DemandReport
+from arklow_pulumi.controller.ticking import Controller, TickSettings
+from arklow_pulumi.core.building import build_topology
+from arklow_pulumi.core.parsing import parse_topology
+from arklow_pulumi.store.engine import open_store, writing
+from arklow_pulumi.store.runtime import acquire_lease
+from arklow_pulumi.store.snapshots import load_all, write_changes
+from arklow_pulumi.supply.groups import GroupState
+from arklow_pulumi.supply.memory import InMemorySupply
+from arklow_pulumi.supply.routing import SupplyRouter
+
+LANES, POOLS, TICKS = 10_000, 1_000, int(os.environ.get("BENCH_TICKS", "20"))
+OUT = Path(__file__).with_name("RESULTS-controller.md")
+
+
+class Clock:
+    def __init__(self) -> None:
+        self.now = time.time()
+
+    def time(self) -> float:
+        return self.now
+
+    def monotonic(self) -> float:
+        return time.perf_counter()
+
+
+def main() -> None:
+    doc, demand = topologies.document(LANES, POOLS)
+    for p in doc["pools"]:
+        p["scale_targets"] = [
+            {"kind": "aws_asg", "name": f"asg-{p['name']}", "region": "us-east-1",
+             "min_replicas": 1, "max_replicas": 20, "units_per_replica": 8.0, "replicas": 1}
+        ]  # fmt: skip
+    topo = build_topology(parse_topology(doc))
+    work = Path(tempfile.mkdtemp(prefix="bench-controller-"))
+    store = open_store(f"sqlite:///{work / 'arklow.db'}")
+    with writing(store) as conn:
+        write_changes(conn, load_all(conn), topo)
+    supply = InMemorySupply()
+    for pool in topo.pools.values():
+        for t in pool.scale_targets:
+            supply.add(GroupState(t.group, 1, 1, 0, 0, 20))
+    lease = acquire_lease(store, "bench", 15.0, force=True)
+    assert lease is not None
+    clock = Clock()
+    controller = Controller(
+        store, SupplyRouter.of(supply), lease, settings=TickSettings(), clock=clock,
+        say=lambda line: None,
+    )  # fmt: skip
+    controller.restore()
+    rng = random.Random(3)
+    keys = list(demand)
+
+    # Intake: batches of 100 reports through the sink (one fenced transaction each).
+    batches = [[DemandReport(k, demand[k]) for k in keys[i : i + 100]] for i in range(0, len(keys), 100)]  # fmt: skip
+    started = time.perf_counter()
+    latencies = []
+    for batch in batches:
+        t0 = time.perf_counter()
+        controller.demand_sink().accept(batch)
+        latencies.append(time.perf_counter() - t0)
+    intake_s = time.perf_counter() - started
+
+    durations = []
+    writes_before = supply.calls["write"]
+    for k in range(TICKS):
+        if k:  # 10% noise on a tenth of the lanes each tick, as lanes keep reporting
+            changed = rng.sample(keys, len(keys) // 10)
+            controller.demand_sink().accept(
+                [DemandReport(key, demand[key] * rng.uniform(0.9, 1.1)) for key in changed]
+            )
+        t0 = time.perf_counter()
+        controller.tick()
+        durations.append(time.perf_counter() - t0)
+        clock.now += 10
+    writes = supply.calls["write"] - writes_before
+    steady = durations[1:]
+    lines = [
+        "## Controller tick (bench/bench_controller.py)",
+        "",
+        f"{datetime.date.today()}, {platform.python_implementation()} {platform.python_version()}, "
+        f"{os.cpu_count()} cores (shared with other work while measured), SQLite on local disk.",
+        "",
+        f"Topology: {LANES} lanes, {POOLS} pools, {POOLS} ASG targets (in-memory binding).",
+        "",
+        "| measure | value |",
+        "|---|---|",
+        f"| first tick (compiles the topology, scales up from 1) | {durations[0] * 1000:.0f} ms |",
+        f"| later ticks, median of {len(steady)} | {statistics.median(steady) * 1000:.0f} ms |",
+        f"| later ticks, max | {max(steady) * 1000:.0f} ms |",
+        f"| group writes over {TICKS} ticks | {writes} |",
+        f"| demand intake through the sink | {len(keys) / intake_s:,.0f} reports/s "
+        f"(batches of 100, p99 {sorted(latencies)[int(len(latencies) * 0.99) - 1] * 1000:.1f} ms) |",
+        "",
+        "A tick here is the whole loop body: topology and reports read from the store, one batched",
+        "describe, decide, act, and the fenced runtime write (published document, recommendations,",
+        "changed target rows, demand history). The issue's 150 ms target is for the in-memory tick",
+        "(decide + reconcile, bench/bench_tick.py); the difference is the store.",
+        "",
+    ]
+    OUT.write_text("\n".join(lines))
+    print("\n".join(lines))
+
+
+if __name__ == "__main__":
+    main()
