@@ -75,6 +75,7 @@ def supply_router() -> SupplyRouter:
 
 
 def run(options: RunOptions) -> int:
+    _configure_logging()
     tokens = TokenSet.load(options.tokens_file) if options.tokens_file else None
     check_listen(options.host, tokens)
     store = open_store(options.store_url)
@@ -163,6 +164,18 @@ def _bind(host: str, port: int) -> socket.socket:
     sock.listen(128)
     sock.set_inheritable(False)
     return sock
+
+
+def _configure_logging() -> None:
+    """The controller's own log (scale actions, overruns, failures) on stderr, one line each;
+    libraries stay at warnings."""
+    if log.handlers:
+        return
+    handler = logging.StreamHandler(sys.stderr)
+    handler.setFormatter(logging.Formatter("%(asctime)s %(levelname)s %(message)s"))
+    log.addHandler(handler)
+    log.setLevel(logging.INFO)
+    log.propagate = False
 
 
 def _one_line(error: BaseException) -> str:
