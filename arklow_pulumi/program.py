@@ -70,6 +70,11 @@ def declare_topology(
             capacity=pool_spec.capacity,
             headroom=pool_spec.headroom,
             store=store,
+            scale_policy=(
+                pool_spec.scale_policy.model_dump(exclude_unset=True)
+                if pool_spec.scale_policy
+                else None
+            ),
         )
         declared.pools[pool_spec.name] = pool
         for member in pool_spec.members:

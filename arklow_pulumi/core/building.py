@@ -10,7 +10,8 @@ All problems are collected and raised together; nothing is half built.
 from __future__ import annotations
 
 from collections import Counter
-from collections.abc import Iterator
+from collections.abc import Iterator, Mapping
+from typing import Any
 
 from arklow_pulumi.core.errors import InvalidInput, Problem
 from arklow_pulumi.core.policy import DEFAULT_POLICY, ScalePolicy
@@ -74,6 +75,11 @@ def target_from_spec(spec: ScaleTargetSpec) -> ScaleTarget:
 
 def policy_from_spec(spec: ScalePolicySpec | None) -> ScalePolicy:
     return DEFAULT_POLICY if spec is None else ScalePolicy(**spec.model_dump())
+
+
+def policy_from_document(doc: Mapping[str, Any] | None) -> ScalePolicy:
+    """A stored or given ``scale_policy`` document, validated as the schema does."""
+    return policy_from_spec(None if doc is None else ScalePolicySpec.model_validate(dict(doc)))
 
 
 def pool_from_spec(spec: PoolSpec, owner: str | None = None) -> Pool:

@@ -51,6 +51,17 @@ class ScalePolicy:
 DEFAULT_POLICY = ScalePolicy()
 
 
+def policy_document(policy: ScalePolicy) -> dict[str, float] | None:
+    """The fields that differ from the defaults (``None`` when none do): what is stored and
+    shown; read back with :func:`arklow_pulumi.core.building.policy_from_document`."""
+    changed = {
+        name: getattr(policy, name)
+        for name in ScalePolicy.__dataclass_fields__
+        if getattr(policy, name) != getattr(DEFAULT_POLICY, name)
+    }
+    return changed or None
+
+
 def clamp(value: int, low: int, high: int) -> int:
     return max(low, min(high, value))
 

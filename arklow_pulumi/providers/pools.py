@@ -2,15 +2,17 @@
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from typing import Any
 
 from pulumi.dynamic import CheckResult, CreateResult, DiffResult, ReadResult, UpdateResult
 
-from arklow_pulumi.core.building import pool_from_spec
+from arklow_pulumi.core.building import policy_from_spec, pool_from_spec
+from arklow_pulumi.core.policy import policy_document
 from arklow_pulumi.core.spec import PoolSpec
 from arklow_pulumi.core.validating import pool_problems
 from arklow_pulumi.providers.diffing import diff_inputs
-from arklow_pulumi.providers.inputs import check_model, parse_in_topology
+from arklow_pulumi.providers.inputs import check_model, integral, parse_in_topology
 from arklow_pulumi.providers.storing import (
     StoreProvider,
     claim_of,
@@ -21,7 +23,8 @@ from arklow_pulumi.providers.storing import (
 )
 from arklow_pulumi.store.identity import new_create_id
 
-INPUTS = ("arklow_name", "resource", "capacity", "headroom")
+INPUTS = ("arklow_name", "resource", "capacity", "headroom", "scale_policy")
+STEPS = ("max_step_up", "max_step_down")
 IDENTITY = ("arklow_name", "resource")
 
 
@@ -31,7 +34,15 @@ def _raw(props: dict[str, Any]) -> dict[str, Any]:
         "resource": props.get("resource"),
         "capacity": props.get("capacity"),
         "headroom": props.get("headroom"),
+        "scale_policy": _policy_raw(props.get("scale_policy")),
     }
+
+
+def _policy_raw(value: Any) -> Any:
+    """The engine sends numbers as floats; the step counts are checked as integers."""
+    if not isinstance(value, Mapping):
+        return value
+    return {k: integral(v) if k in STEPS else v for k, v in value.items()}
 
 
 def _normalized(spec: PoolSpec) -> dict[str, Any]:
@@ -40,6 +51,7 @@ def _normalized(spec: PoolSpec) -> dict[str, Any]:
         "resource": spec.resource,
         "capacity": spec.capacity,
         "headroom": spec.headroom,
+        "scale_policy": policy_document(policy_from_spec(spec.scale_policy)),
     }
 
 
@@ -93,6 +105,7 @@ class PoolProvider(StoreProvider):
             "resource": view.pool.resource,
             "capacity": view.pool.capacity,
             "headroom": view.pool.headroom,
+            "scale_policy": policy_document(view.pool.scale_policy),
             "standalone": view.standalone,
             "members": list(view.members),
             "scale_targets": [t.name for t in view.pool.scale_targets],

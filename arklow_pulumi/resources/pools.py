@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
 
@@ -21,6 +22,8 @@ class PoolArgs:
     headroom: pulumi.Input[float] = DEFAULT_HEADROOM
     arklow_name: pulumi.Input[str] | None = None
     store: pulumi.Input[str] | None = None
+    # The controller's scale policy (DESIGN.md "Scale policy"); fields left out keep defaults.
+    scale_policy: pulumi.Input[Mapping[str, Any]] | None = None
 
 
 class Pool(pulumi.dynamic.Resource, module="arklow", name="Pool"):
@@ -32,6 +35,7 @@ class Pool(pulumi.dynamic.Resource, module="arklow", name="Pool"):
     resource: pulumi.Output[str]
     capacity: pulumi.Output[float]
     headroom: pulumi.Output[float]
+    scale_policy: pulumi.Output[dict[str, Any] | None]
     standalone: pulumi.Output[bool]
     members: pulumi.Output[list[str]]
     scale_targets: pulumi.Output[list[str]]
@@ -46,6 +50,7 @@ class Pool(pulumi.dynamic.Resource, module="arklow", name="Pool"):
         *,
         arklow_name: pulumi.Input[str] | None = None,
         store: pulumi.Input[str] | None = None,
+        scale_policy: pulumi.Input[Mapping[str, Any]] | None = None,
         opts: pulumi.ResourceOptions | None = None,
     ) -> None:
         if isinstance(resource, PoolArgs):
@@ -53,7 +58,7 @@ class Pool(pulumi.dynamic.Resource, module="arklow", name="Pool"):
         else:
             if resource is None:
                 raise TypeError(f"Pool {resource_name!r}: 'resource' is required")
-            args = PoolArgs(resource, capacity, headroom, arklow_name, store)
+            args = PoolArgs(resource, capacity, headroom, arklow_name, store, scale_policy)
         arklow_name = args.arklow_name if args.arklow_name is not None else resource_name
         registry.register("Pool", resource_name, self, arklow_name, pool_resource=args.resource)
         props: dict[str, Any] = {
@@ -61,6 +66,7 @@ class Pool(pulumi.dynamic.Resource, module="arklow", name="Pool"):
             "resource": args.resource,
             "capacity": args.capacity,
             "headroom": args.headroom,
+            "scale_policy": args.scale_policy,
             "store": store_input(args.store),
             **owner_inputs("Pool", resource_name, opts),
             "standalone": None,

@@ -201,7 +201,7 @@ def create_pool(store: Store, pool: Pool, claim: Claim | None = None) -> Topolog
 
 
 def update_pool(store: Store, pool: Pool, claim: Claim | None = None) -> Topology:
-    """Change capacity or headroom; the pool's scale targets are kept as stored."""
+    """Change capacity, headroom or scale policy; the pool's scale targets are kept as stored."""
     where = (POOLS.c.name == pool.name,)
 
     def change(conn: Connection, topo: Topology) -> tuple[Topology, Stamp | None]:
@@ -246,14 +246,7 @@ def get_pool(store: Store, name: str) -> PoolView | None:
 
 
 def _with_targets(pool: Pool, targets: tuple[ScaleTarget, ...]) -> Pool:
-    return Pool(
-        name=pool.name,
-        resource=pool.resource,
-        capacity=pool.capacity,
-        headroom=pool.headroom,
-        scale_targets=targets,
-        owner=pool.owner,
-    )
+    return replace(pool, scale_targets=targets)
 
 
 # -- memberships -----------------------------------------------------------------------------

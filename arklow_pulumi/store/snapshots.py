@@ -16,6 +16,8 @@ from typing import Any
 
 from sqlalchemy import Connection, Row, Table, delete, insert, or_, select, update
 
+from arklow_pulumi.core.building import policy_from_document
+from arklow_pulumi.core.policy import policy_document
 from arklow_pulumi.core.topology import (
     Destination,
     GroupRef,
@@ -167,6 +169,7 @@ def _topology(rows: _Rows) -> Topology:
             headroom=r.headroom,
             scale_targets=tuple(rows.targets.get(name, ())),
             owner=r.owner,
+            scale_policy=policy_from_document(r.scale_policy),
         )
         for name, r in rows.pools.items()
     }
@@ -266,6 +269,7 @@ def _pool_values(pool: Pool) -> dict[str, Any]:
         "capacity": pool.capacity,
         "headroom": pool.headroom,
         "owner": pool.owner,
+        "scale_policy": policy_document(pool.scale_policy),
     }
 
 

@@ -61,6 +61,8 @@ class PoolRow(Identity, Base):
     resource: Mapped[str] = mapped_column(String(255), nullable=False)
     capacity: Mapped[float] = mapped_column(Float, nullable=False)
     headroom: Mapped[float] = mapped_column(Float, nullable=False)
+    # The controller's scale policy: only the fields that differ from the defaults; NULL: none.
+    scale_policy: Mapped[dict[str, Any] | None] = mapped_column(JSON, nullable=True)
     # Set on a destination's standalone pool (created by the rules, collected when empty).
     owner: Mapped[str | None] = mapped_column(String(255), nullable=True, index=True)
 
