@@ -295,6 +295,8 @@ def write_tick(store: Store, lease: Lease, record: TickRecord) -> None:
         if record.history_before is not None:
             batch = max(PRUNE_BATCH, 2 * len(record.demand))
             _prune(conn, HISTORY, record.history_before, batch)
+            # One row per lane at most: reports of lanes long gone (or silent) go with the history.
+            conn.execute(delete(REPORTS).where(REPORTS.c.reported_at < record.history_before))
         if record.recommendations_before is not None:
             batch = max(PRUNE_BATCH, 2 * len(record.recommendations))
             _prune(conn, RECOMMENDATIONS, record.recommendations_before, batch)

@@ -228,6 +228,7 @@ def test_demand_history_keeps_changes_and_prunes_old_rows_in_batches(
         clock.advance(10)
         controller.tick()
     assert history_rows(controller.store) == 2  # only the rows of the stale tick remain
+    assert runtime.load_demand_reports(controller.store) == {}  # reports older than retention
 
 
 def test_a_restarted_controller_continues_from_the_store(setup: Setup, clock: FakeClock) -> None:
