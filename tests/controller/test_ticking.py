@@ -10,7 +10,7 @@ from arklow_pulumi.controller.ports import DemandReport
 from arklow_pulumi.controller.ticking import Controller, TickSettings, run_loop
 from arklow_pulumi.core.topology import GroupRef, Topology
 from arklow_pulumi.store import runtime
-from arklow_pulumi.store.engine import Store
+from arklow_pulumi.store.engine import Store, StoreError
 from arklow_pulumi.store.runtime import Lease, LeaseLost, acquire_lease, history_rows
 from arklow_pulumi.supply.errors import TemporarySupplyError
 from arklow_pulumi.supply.memory import InMemorySupply
@@ -310,3 +310,36 @@ def test_a_topology_change_in_the_store_is_seen_by_the_next_tick(setup: Setup) -
     outcome = controller.tick()
     assert outcome.published.pools["shared-gpu"].targets["gpu-workers"].max == 3
     assert supply.groups[REF].desired == 3  # bounds win over the step limits
+
+
+def test_a_failed_tick_is_logged_and_the_loop_goes_on_until_the_lease_is_lost(
+    setup: Setup, clock: FakeClock, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    controller, _supply = setup
+    controller.tick()
+    assert controller.ready()
+    real_load = runtime.load_demand_reports
+    calls = {"n": 0}
+
+    def flaky(store: Store) -> dict[str, tuple[float, float]]:
+        calls["n"] += 1
+        if calls["n"] == 1:
+            raise StoreError("store sqlite:///x: database is locked")
+        return real_load(store)
+
+    monkeypatch.setattr("arklow_pulumi.controller.ticking.load_demand_reports", flaky)
+    delays: list[float] = []
+
+    def wait(delay: float) -> bool:
+        delays.append(delay)
+        ready.append(controller.ready())
+        clock.advance(delay)
+        if len(delays) == 2:
+            acquire_lease(controller.store, "usurper", 15.0, force=True)
+        return False
+
+    ready: list[bool] = []
+    with pytest.raises(LeaseLost):
+        run_loop(controller, wait)
+    # failed tick: not ready, a full interval; then a good tick; then the lease was taken over
+    assert delays == [10.0, 10.0] and ready == [False, True]
