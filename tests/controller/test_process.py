@@ -15,7 +15,7 @@ import signal
 import subprocess
 import time
 import urllib.request
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterator, Mapping
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, TypeVar
@@ -172,7 +172,7 @@ class ControllerProcess:
         return self.process.wait(timeout=60)
 
 
-def report(api: httpx.Client, demand: dict[str, float]) -> httpx.Response:
+def report(api: httpx.Client, demand: Mapping[str, float]) -> httpx.Response:
     reports = [{"lane": lane, "demand": value} for lane, value in demand.items()]
     answer = api.post("/v1/demand", json={"reports": reports})
     answer.raise_for_status()
