@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 from concurrent.futures import ThreadPoolExecutor
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Literal
 
 from arklow_pulumi.core.deciding import TargetDecision, TargetId
@@ -54,6 +54,16 @@ def changes_to_make(
         if state is not None and needs_change(state, decisions[tid].desired):
             found.append(Change(tid, targets[tid], state, decisions[tid].desired))
     return found
+
+
+def with_detail(supply: SupplyRouter, changes: Sequence[Change]) -> tuple[Change, ...]:
+    """The changes with their groups described in full (an ASG's scaling policies and scheduled
+    actions, which the tick's cheap describe skips), so a printed plan shows every refusal. Reads
+    only; a group that cannot be described again keeps its first description."""
+    if not changes:
+        return ()
+    described = supply.describe_partial([c.state.ref for c in changes], detail=True)
+    return tuple(replace(c, state=described.found.get(c.state.ref, c.state)) for c in changes)
 
 
 def plan_of(change: Change) -> Plan | SupplyError:

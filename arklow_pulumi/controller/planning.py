@@ -7,9 +7,10 @@ no act and no publish: it reads the store and the clouds and writes to neither.
 
 from __future__ import annotations
 
+from dataclasses import replace
 from typing import Any
 
-from arklow_pulumi.controller.acting import plan_of
+from arklow_pulumi.controller.acting import plan_of, with_detail
 from arklow_pulumi.controller.documents import lane_document, pool_document
 from arklow_pulumi.controller.ticking import Controller, PlanView
 from arklow_pulumi.supply.errors import SupplyError
@@ -21,7 +22,8 @@ def plan_now(store_url: str) -> PlanView:
 
     controller = Controller(open_store(store_url, read_only=True), supply_router(), None)
     controller.restore()
-    return controller.plan()
+    view = controller.plan()
+    return replace(view, changes=with_detail(controller.supply, view.changes))
 
 
 def plan_document(view: PlanView) -> dict[str, Any]:

@@ -33,6 +33,7 @@ from arklow_pulumi.controller.acting import (
     apply_changes,
     changes_to_make,
     describe_plan,
+    with_detail,
 )
 from arklow_pulumi.controller.documents import published_document, published_from_document
 from arklow_pulumi.controller.observing import (
@@ -249,7 +250,8 @@ class Controller:
         for tid, error in obs.errors.items():
             self._supply_error(obs.targets[tid].kind, error)
         if self.settings.dry_run:
-            plan, report = tuple(describe_plan(changes)), ActReport()
+            plan = tuple(describe_plan(with_detail(self.supply, changes)))
+            report = ActReport()
             for line in plan:
                 self.say(f"tick {view.published.tick}: {line}")
         else:

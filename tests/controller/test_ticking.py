@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import math
+from dataclasses import replace
 
 import pytest
 
@@ -343,3 +344,14 @@ def test_a_failed_tick_is_logged_and_the_loop_goes_on_until_the_lease_is_lost(
         run_loop(controller, wait)
     # failed tick: not ready, a full interval; then a good tick; then the lease was taken over
     assert delays == [10.0, 10.0] and ready == [False, True]
+
+
+def test_dry_run_shows_a_group_with_policies_of_its_own_as_refused(setup: Setup) -> None:
+    controller, supply = setup
+    supply.groups[REF] = replace(supply.groups[REF], policies=("target-tracking",))
+    controller.settings = TickSettings(dry_run=True)
+    report(controller, search__batch=40)
+    outcome = controller.tick()
+    assert len(outcome.plan) == 1 and outcome.plan[0].startswith("would refuse")
+    assert "scaling policies" in outcome.plan[0]
+    assert supply.calls["write"] == 0
