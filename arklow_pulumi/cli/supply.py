@@ -21,7 +21,7 @@ import signal
 import threading
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
-from dataclasses import replace
+from dataclasses import dataclass, replace
 from types import FrameType
 from typing import Any, TypeVar
 
@@ -169,14 +169,13 @@ def set_size(
     ref = _ref(kind, name, region, zone, project, config)
     limits = _limits(name, min_replicas, max_replicas)
     binding = _binding(kind, config, timeout)
-    with deadline(
-        timeout, ref, "the change may have been made: check with `arklow supply describe`"
-    ):
+    with deadline(timeout, ref) as progress:
         state = describe_one(binding, ref)
         plan = plan_change(state, replicas, limits, override_policies)
         if dry_run:
             _echo({**plan.as_json(), "dry_run": True})
             return
+        progress.consequence = "the change may have been made: see `arklow supply describe`"
         result = binding.set_desired(
             ref, replicas, limits=limits, override_policies=override_policies, current=state
         )
@@ -237,18 +236,26 @@ class _DeadlinePassed(BaseException):
     (an SDK's, a retry loop's) can swallow it."""
 
 
+@dataclass
+class Progress:
+    """What a command cut short by its deadline has done (the block updates it)."""
+
+    consequence: str = "nothing was changed"
+
+
 def within(timeout: float, ref: GroupRef, call: Callable[[], T]) -> T:
-    with deadline(timeout, ref, "nothing was changed"):
+    with deadline(timeout, ref):
         return call()
 
 
 @contextmanager
-def deadline(timeout: float, ref: GroupRef, consequence: str) -> Iterator[None]:
+def deadline(timeout: float, ref: GroupRef) -> Iterator[Progress]:
     """Ends the block with a one-line :class:`SupplyError` once ``timeout`` seconds have passed
     (main thread only: elsewhere the per-call timeouts and retry budget alone bound it), and
     names the group in a supply error that does not."""
+    progress = Progress()
     if threading.current_thread() is not threading.main_thread():
-        yield
+        yield progress
         return
 
     def expire(_signum: int, _frame: FrameType | None) -> None:
@@ -257,10 +264,11 @@ def deadline(timeout: float, ref: GroupRef, consequence: str) -> Iterator[None]:
     previous = signal.signal(signal.SIGALRM, expire)
     signal.setitimer(signal.ITIMER_REAL, timeout)
     try:
-        yield
+        yield progress
     except _DeadlinePassed:
         raise SupplyError(
-            f"field 'timeout': no answer within {timeout:g} s (--timeout); {consequence}", ref
+            f"field 'timeout': no answer within {timeout:g} s (--timeout); {progress.consequence}",
+            ref,
         ) from None
     except SupplyError as exc:
         if exc.ref is not None:

@@ -7,7 +7,7 @@ import os
 import subprocess
 import sys
 import urllib.request
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any
 
@@ -381,3 +381,80 @@ def test_dev_compute_server_serves_the_api() -> None:
     finally:
         proc.terminate()
         proc.wait(timeout=10)
+
+
+# -- --timeout: the whole command within a deadline ---------------------------------------------
+
+
+def closed_port() -> int:
+    import socket
+
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        return int(sock.getsockname()[1])
+
+
+@pytest.fixture
+def silent_endpoint() -> Iterator[str]:
+    """Accepts TCP connections (the kernel's backlog) and never answers a byte."""
+    import socket
+
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        sock.listen(64)
+        yield f"http://127.0.0.1:{sock.getsockname()[1]}"
+
+
+def assert_bounded_failure(out: subprocess.CompletedProcess[str], group: str) -> str:
+    assert out.returncode == 2 and out.stdout == "", out.stderr
+    lines = out.stderr.splitlines()
+    assert len(lines) == 1 and group in lines[0], out.stderr
+    return lines[0]
+
+
+def test_a_refused_aws_endpoint_fails_within_the_timeout(aws_env: dict[str, str]) -> None:
+    env = {**aws_env, "AWS_ENDPOINT_URL": f"http://127.0.0.1:{closed_port()}"}
+    # The process timeout only guards against a hang (before --timeout this took 36-54 s).
+    out = subprocess.run(
+        [ARKLOW, "supply", "describe", *ASG, "--timeout", "2"],
+        env={**os.environ, **env},
+        capture_output=True,
+        text=True,
+        timeout=30,
+    )
+    line = assert_bounded_failure(out, "aws_asg:us-east-1/web")
+    assert "cannot reach" in line or "--timeout" in line
+
+
+def test_a_refused_compute_endpoint_fails_within_the_timeout() -> None:
+    env = {"ARKLOW_GCP_COMPUTE_ENDPOINT": f"http://127.0.0.1:{closed_port()}"}
+    out = subprocess.run(
+        [ARKLOW, "supply", "describe", *MIG, "--timeout", "2"],
+        env={**os.environ, **env},
+        capture_output=True,
+        text=True,
+        timeout=30,
+    )
+    assert_bounded_failure(out, f"gcp_mig:{P}/{Z}/web")
+
+
+@pytest.mark.parametrize("kind", ["aws_asg", "gcp_mig"])
+def test_a_silent_endpoint_is_cut_at_the_timeout(
+    kind: str, silent_endpoint: str, aws_env: dict[str, str]
+) -> None:
+    env = {**aws_env, "AWS_ENDPOINT_URL": silent_endpoint}
+    env["ARKLOW_GCP_COMPUTE_ENDPOINT"] = silent_endpoint
+    group = ASG if kind == "aws_asg" else MIG
+    out = subprocess.run(
+        [ARKLOW, "supply", "set", *group, "--replicas", "3", "--timeout", "2"],
+        env={**os.environ, **env},
+        capture_output=True,
+        text=True,
+        timeout=30,  # a hang guard: without a deadline a silent endpoint holds for minutes
+    )
+    assert_bounded_failure(out, "/web")
+
+
+def test_timeout_must_be_positive() -> None:
+    out = run({}, "describe", *ASG, "--timeout", "0")
+    assert out.returncode == 2 and out.stdout == "" and "--timeout" in out.stderr
