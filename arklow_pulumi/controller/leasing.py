@@ -9,8 +9,9 @@ it stuck. Under that lock the process takes the lease row unconditionally, at ep
 **PostgreSQL**: the lease row alone (no session advisory lock: those do not survive transaction
 poolers). A replica takes the lease when it is free or expired by the database clock; a take-over
 bumps the epoch, and every runtime write and resize is fenced by it (see
-:mod:`arklow_pulumi.store.runtime`). Running several replicas as standbys is a later issue; today
-a second replica refuses to start while the lease is live, as on SQLite.
+:mod:`arklow_pulumi.store.runtime`). A starting replica that finds the lease held waits once
+for it to expire (a crashed holder stops renewing); if it is still renewed, it refuses to start.
+Running replicas as standbys is a later issue.
 """
 
 from __future__ import annotations
@@ -18,7 +19,9 @@ from __future__ import annotations
 import fcntl
 import os
 import socket
+import time
 import uuid
+from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 from typing import IO
@@ -66,12 +69,21 @@ class Leadership:
                 self.lock.close()  # closing the descriptor drops the flock
 
 
-def take_leadership(store: Store, ttl_s: float = LEASE_TTL_S) -> Leadership:
+def take_leadership(
+    store: Store, ttl_s: float = LEASE_TTL_S, sleep: Callable[[float], None] = time.sleep
+) -> Leadership:
     """Become the store's controller, or raise :class:`AlreadyRunning` (one line)."""
     path = lock_path(store)
     lock = None if path is None else _lock_file(path, store)
+    me = holder_id()
     try:
-        lease = acquire_lease(store, holder_id(), ttl_s, force=lock is not None)
+        lease = acquire_lease(store, me, ttl_s, force=lock is not None)
+        if lease is None:
+            # A holder that stopped renewing (a crashed controller) loses the lease after ttl_s
+            # by the database clock: wait that long once, so a restart after kill -9 works.
+            state = read_lease(store)
+            sleep(max(0.0, ttl_s - (state.age_s or 0.0)) + 0.5)
+            lease = acquire_lease(store, me, ttl_s)
         if lease is None:
             state = read_lease(store)
             raise AlreadyRunning(

@@ -126,3 +126,36 @@ def test_every_runtime_write_is_fenced_by_the_epoch(any_store: Store) -> None:
         renew_lease(any_store, old)
     write_tick(any_store, new, record)  # the holder of the current epoch writes
     renew_lease(any_store, new)
+
+
+@pytest.mark.postgres
+def test_on_postgresql_a_restart_waits_out_a_dead_holder_and_refuses_a_live_one(
+    postgres: postgres_server.Cluster,
+) -> None:
+    store = open_store(postgres.create_database())
+    try:
+        dead = acquire_lease(store, "crashed-controller", ttl_s=3600)
+        assert dead is not None
+        waited: list[float] = []
+
+        def live_holder_renews(seconds: float) -> None:
+            waited.append(seconds)
+            renew_lease(store, dead)  # the holder is alive: it renewed while we waited
+
+        with pytest.raises(AlreadyRunning, match="crashed-controller"):
+            take_leadership(store, ttl_s=3600, sleep=live_holder_renews)
+        assert len(waited) == 1 and 0 < waited[0] <= 3600.5  # one wait, at most the TTL
+
+        def time_passes(seconds: float) -> None:
+            waited.append(seconds)
+            # As if the TTL had elapsed by the database clock with no renewal: age it.
+            with store.engine.begin() as conn:
+                conn.exec_driver_sql("UPDATE controller_lease SET renewed_at = renewed_at - 7200")
+
+        taken = take_leadership(store, ttl_s=3600, sleep=time_passes)
+        assert taken.lease.epoch == dead.epoch + 1 and taken.lock is None
+        with pytest.raises(LeaseLost):
+            renew_lease(store, dead)  # the crashed holder, back, is fenced off
+        taken.release()
+    finally:
+        close_stores()
