@@ -113,7 +113,7 @@ def main() -> None:
         f"| first tick (compiles the topology, scales up from 1) | {durations[0] * 1000:.0f} ms |",
         f"| later ticks, median of {len(steady)} | {statistics.median(steady) * 1000:.0f} ms |",
         f"| later ticks, max | {max(steady) * 1000:.0f} ms |",
-        f"| group writes over {TICKS} ticks | {writes} |",
+        f"| group writes over {TICKS} ticks (the ramp-up from 1 replica included) | {writes} |",
         f"| demand intake through the sink | {len(keys) / intake_s:,.0f} reports/s "
         f"(batches of 100, p99 {sorted(latencies)[int(len(latencies) * 0.99) - 1] * 1000:.1f} ms) |",
         "",
