@@ -11,6 +11,7 @@ from click.testing import CliRunner
 
 from arklow_pulumi.cli.main import cli
 from arklow_pulumi.controller.ports import DemandReport
+from arklow_pulumi.simulation.tracing import read_trace
 from arklow_pulumi.store.engine import Store
 from arklow_pulumi.store.runtime import Lease, demand_trace
 from tests.builders import dest, lane, pool, target, topo
@@ -76,6 +77,11 @@ def test_export_trace_round_trip(
         for key in LANES:
             assert got.get(key, 0.0) == expected.get(key, 0.0), (at - start, key)
     assert "reports/nightly" not in {r["lane"] for r in rows}  # never had demand
+    # ... and `arklow simulate` / `what-if` read it as it is.
+    trace = read_trace(output, known=LANES)
+    assert list(zip(trace.times, trace.lanes, trace.demands, strict=True)) == [
+        (float(r["time"]), r["lane"], float(r["demand"])) for r in rows
+    ]
 
 
 def test_a_window_starts_with_each_lane_value_at_its_start(
