@@ -188,7 +188,7 @@ class Controller:
 
     def restore(self) -> Topology:
         """Continue from the store: last published tick, recommendations, demand history."""
-        topo = load_topology(self.store)
+        topo = self._topology()
         snapshot = load_snapshot(self.store, self.clock.time() - self._window_s(topo))
         memory = self._memory
         if snapshot.published is not None:
