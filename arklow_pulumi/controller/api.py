@@ -1,8 +1,9 @@
 """The controller's HTTP API (DESIGN.md "Controller contract"), a Starlette app served by uvicorn.
 
 The app holds no state of its own beyond a cache of rendered answers: it reads the last tick from
-:meth:`ControllerPort.latest` and hands demand batches to the port's :class:`DemandSink`. Work that
-may touch the store (a demand batch, ``/metrics``) runs in the thread pool, never on the event loop.
+:meth:`ControllerPort.latest` and hands demand batches to the port's :class:`DemandSink`, one
+write at a time with concurrent batches grouped (:mod:`.committing`). Work that may touch the
+store (a demand batch, ``/metrics``) runs in the thread pool, never on the event loop.
 
 Choices the contract leaves open (also in ``docs/api.md``):
 
@@ -38,6 +39,7 @@ from starlette.routing import Route
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
 from arklow_pulumi.controller import auth
+from arklow_pulumi.controller.committing import GroupCommitter
 from arklow_pulumi.controller.documents import lane_document, pool_document
 from arklow_pulumi.controller.intake import (
     MAX_BODY_BYTES,
@@ -122,6 +124,7 @@ class Api:
         self.clock = clock
         self.max_body_bytes = max_body_bytes
         self.max_reports = max_reports
+        self.committer = GroupCommitter(port.demand_sink)
         self._cache_for: Published | None = None
         self._cache: dict[tuple[str, str | None, bool], Rendered] = {}
 
@@ -260,7 +263,7 @@ class Api:
         sink = self.port.demand_sink()
         reports = validate_batch(items, caller.scope, sink.known_lanes(), caller.name)
         try:
-            return sink.accept(reports)
+            return self.committer.write(reports)
         except Exception as exc:
             log.error("demand batch not stored: %s", type(exc).__name__)
             raise Refusal(503, "demand not stored: the controller's store is unavailable") from None
