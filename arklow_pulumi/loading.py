@@ -4,13 +4,11 @@ from __future__ import annotations
 
 from pathlib import Path
 
-import yaml
-
 from arklow_pulumi.core.building import build_topology
 from arklow_pulumi.core.errors import InvalidInput
 from arklow_pulumi.core.parsing import parse_demand, parse_topology
 from arklow_pulumi.core.topology import Topology
-from arklow_pulumi.documents import parse_document
+from arklow_pulumi.documents import MalformedDocument, parse_document
 
 
 def read_yaml(path: Path, what: str) -> object:
@@ -25,20 +23,8 @@ def read_yaml(path: Path, what: str) -> object:
         raise InvalidInput.one(obj, "(file)", "is not UTF-8 text") from exc
     try:
         return parse_document(text)
-    except yaml.YAMLError as exc:
-        mark = getattr(exc, "problem_mark", None)
-        where = f" at line {mark.line + 1}, column {mark.column + 1}" if mark else ""
-        problem = getattr(exc, "problem", None) or "malformed YAML"
-        raise InvalidInput.one(obj, "(yaml)", f"{_one_line(problem)}{where}") from exc
-    except RecursionError as exc:
-        raise InvalidInput.one(obj, "(yaml)", "nested too deeply") from exc
-    except ValueError as exc:  # a key given twice in JSON; an integer of over 4,300 digits
-        raise InvalidInput.one(obj, "(yaml)", _one_line(str(exc))) from exc
-
-
-def _one_line(text: str, limit: int = 200) -> str:
-    line = " ".join(str(text).split())
-    return line if len(line) <= limit else f"{line[: limit - 3]}..."
+    except MalformedDocument as exc:
+        raise InvalidInput.one(obj, "(yaml)", str(exc)) from exc
 
 
 def load_topology(path: Path) -> Topology:

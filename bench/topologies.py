@@ -69,3 +69,25 @@ def document(lanes: int, pools: int, seed: int = 7) -> tuple[dict[str, Any], dic
 def topology(lanes: int, pools: int, seed: int = 7) -> tuple[Topology, dict[str, float]]:
     doc, demand = document(lanes, pools, seed)
     return build_topology(parse_topology(doc)), demand
+
+
+def one_destination(lanes: int, seed: int = 7) -> tuple[dict[str, Any], dict[str, float]]:
+    """One destination with ``lanes`` lanes over three resources, each in one shared pool."""
+    rng = random.Random(seed)
+    resources = ["gpu", "cpu", "llm-quota"]
+    lane_docs = [
+        {
+            "name": f"l{k}",
+            "limit": float(rng.randint(0, 50)),
+            "weight": rng.choice([0.5, 1.0, 2.0, 4.0]),
+            "cost": {r: rng.choice([0.5, 1.0, 2.0]) for r in resources},
+        }
+        for k in range(lanes)
+    ]
+    demand = {f"big/l{k}": float(rng.randint(0, 60)) for k in range(lanes)}
+    pools = [
+        {"name": f"{r}-pool", "resource": r, "capacity": 10.0 * lanes, "members": ["big"]}
+        for r in resources
+    ]
+    doc = {"destinations": [{"name": "big", "resources": resources, "lanes": lane_docs}]}
+    return {**doc, "pools": pools}, demand

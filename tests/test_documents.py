@@ -8,7 +8,7 @@ from pathlib import Path
 import pytest
 import yaml
 
-from arklow_pulumi.documents import DuplicateKey, parse_document
+from arklow_pulumi.documents import MalformedDocument, parse_document
 
 ROOT = Path(__file__).resolve().parents[1]
 
@@ -52,13 +52,13 @@ def test_project_documents_read_the_same(path: str) -> None:
     ],
 )
 def test_refused_yaml(text: str, needle: str) -> None:
-    with pytest.raises(yaml.YAMLError, match=needle.replace("(", r"\(").replace(")", r"\)")):
+    with pytest.raises(MalformedDocument, match=needle.replace("(", r"\(").replace(")", r"\)")):
         parse_document(text)
 
 
 def test_json_is_read_as_json() -> None:
     assert parse_document('{"a": [1e3, 2]}') == {"a": [1000.0, 2]}
-    with pytest.raises(DuplicateKey, match="duplicate key 'a'"):
+    with pytest.raises(MalformedDocument, match="duplicate key 'a'"):
         parse_document('{"a": 1, "a": 2}')
 
 
@@ -66,3 +66,10 @@ def test_collector_state_is_restored() -> None:
     assert gc.isenabled()
     parse_document("a: [1, 2]\n")
     assert gc.isenabled()
+
+
+def test_failures_are_one_line() -> None:
+    for text in ("a: " + "[" * 3000, "[" * 100_000 + "]" * 100_000, "a: " + "9" * 5000, "\ta: b"):
+        with pytest.raises(MalformedDocument) as info:
+            parse_document(text)
+        assert "\n" not in str(info.value) and str(info.value)

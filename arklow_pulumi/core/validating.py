@@ -82,8 +82,24 @@ def destination_problems(dest: Destination) -> Iterator[Problem]:
         yield from _capacity(obj, field, capacity)
     for name in _duplicates(lane.name for lane in dest.lanes):
         yield Problem(f"{obj}, lane {name!r}", "name", "duplicate lane name in this destination")
+    resources = set(dest.resources)
     for lane in dest.lanes:
-        yield from lane_problems(dest, lane)
+        if not _plainly_valid(lane, resources):
+            yield from lane_problems(dest, lane)
+
+
+def _plainly_valid(lane: Lane, resources: set[str]) -> bool:
+    """The common case, checked without generators (a topology can have 100,000 lanes);
+    anything else goes through :func:`lane_problems`, which says what is wrong."""
+    name = lane.name
+    return (
+        0 < len(name) <= MAX_NAME_LENGTH
+        and name.isprintable()
+        and "/" not in name
+        and 0 <= lane.limit <= MAX_UNITS
+        and MIN_FACTOR <= lane.weight <= MAX_FACTOR
+        and all(r in resources and MIN_FACTOR <= c <= MAX_FACTOR for r, c in lane.cost.items())
+    )
 
 
 def _capacity(obj: str, field: str, value: float) -> Iterator[Problem]:

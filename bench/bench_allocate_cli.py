@@ -1,0 +1,193 @@
+"""End-to-end benchmark of ``arklow allocate``: process start, parse, validate, solve, print.
+
+Run: ``python bench/bench_allocate_cli.py [--quick] [--runs N]``; prints a markdown section and
+writes it to ``bench/RESULTS-allocate-cli.md``. Each case runs the real command as a child
+process (after one warm-up run) and reads the operating system's accounting of the finished child
+(``os.wait4``): wall time, user + system CPU, peak resident memory. Figures are medians.
+
+Targets (issue 8, "Performance"): 10,000 lanes / 1,000 pools <= 0.6 s; 100,000 lanes / 10,000
+pools <= 5 s and <= 400 MB; one destination with 20,000 lanes <= 1 s. Two yardsticks run in the
+same way, interleaved with the command so that drift in the machine's speed hits both: a bare
+interpreter that imports what ``arklow allocate`` imports (the import time, reported on its own
+line), and a bare interpreter that only ``json.load``s the same topology and demand (the floor:
+no program that reads the document can be faster).
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+from dataclasses import dataclass
+from pathlib import Path
+
+import yaml
+
+ROOT = Path(__file__).resolve().parents[1]
+sys.path[:0] = [str(ROOT), str(ROOT / "bench")]
+
+from topologies import document, one_destination
+
+IMPORTS = (
+    "import arklow_pulumi.cli.main, arklow_pulumi.cli.allocate, arklow_pulumi.loading, "
+    "arklow_pulumi.documents, arklow_pulumi.yaml_events"
+)
+FLOOR = "import json, sys; [json.load(open(p)) for p in sys.argv[1:]]"
+
+
+@dataclass(frozen=True)
+class Run:
+    wall_s: float
+    cpu_s: float
+    peak_mb: float
+    status: int
+
+
+def run_once(argv: list[str]) -> Run:
+    with tempfile.TemporaryFile() as err:
+        start = time.perf_counter()
+        proc = subprocess.Popen(argv, stdout=subprocess.DEVNULL, stderr=err)
+        _, status, usage = os.wait4(proc.pid, 0)
+        wall = time.perf_counter() - start
+        proc.returncode = os.waitstatus_to_exitcode(status)
+        if proc.returncode != 0:
+            err.seek(0)
+            raise SystemExit(f"{argv[:4]} failed ({proc.returncode}): {err.read()[-500:]!r}")
+    return Run(wall, usage.ru_utime + usage.ru_stime, usage.ru_maxrss / 1024, proc.returncode)
+
+
+def interleaved(commands: dict[str, list[str]], runs: int) -> dict[str, list[Run]]:
+    """Each command once per round (after a warm-up round), ``runs`` rounds."""
+    for argv in commands.values():
+        run_once(argv)
+    out: dict[str, list[Run]] = {name: [] for name in commands}
+    for _ in range(runs):
+        for name, argv in commands.items():
+            out[name].append(run_once(argv))
+    return out
+
+
+def arklow() -> list[str]:
+    script = Path(sys.executable).with_name("arklow")
+    return [str(script)] if script.exists() else [sys.executable, "-m", "arklow_pulumi.cli"]
+
+
+CASES = [
+    ("10,000 lanes / 1,000 pools", "≤ 0.6 s", lambda: document(10_000, 1_000), ("yaml", "json")),
+    ("one destination, 20,000 lanes", "≤ 1 s", lambda: one_destination(20_000), ("yaml",)),
+    (
+        "100,000 lanes / 10,000 pools",
+        "≤ 5 s, ≤ 400 MB",
+        lambda: document(100_000, 10_000),
+        ("yaml",),
+    ),
+]
+
+
+def case_paths(tmp: Path, name: str) -> dict[str, Path]:
+    return {
+        "yaml": tmp / f"{name}.yaml",
+        "demand_yaml": tmp / f"{name}-demand.yaml",
+        "json": tmp / f"{name}.json",
+        "demand_json": tmp / f"{name}-demand.json",
+    }
+
+
+def write_case(k: int, tmp: Path) -> None:
+    doc, demand = CASES[k][2]()
+    paths = case_paths(tmp, f"case{k}")
+    paths["yaml"].write_text(yaml.safe_dump(doc, sort_keys=False), encoding="utf-8")
+    paths["demand_yaml"].write_text(yaml.safe_dump({"lanes": demand}), encoding="utf-8")
+    paths["json"].write_text(json.dumps(doc), encoding="utf-8")
+    paths["demand_json"].write_text(json.dumps({"lanes": demand}), encoding="utf-8")
+
+
+def median(runs: list[Run], attr: str) -> float:
+    return statistics.median(getattr(r, attr) for r in runs)
+
+
+def spread(runs: list[Run]) -> str:
+    walls = [r.wall_s for r in runs]
+    return f"{min(walls):.2f}–{max(walls):.2f}"
+
+
+def bench_case(
+    label: str, target: str, paths: dict[str, Path], runs: int, forms: tuple[str, ...]
+) -> list[str]:
+    commands: dict[str, list[str]] = {}
+    for form in forms:
+        demand = paths[f"demand_{form}"]
+        commands[form] = [
+            *arklow(),
+            "allocate",
+            "--topology",
+            str(paths[form]),
+            "--demand",
+            str(demand),
+            "--format",
+            "json",
+        ]
+    commands["floor"] = [sys.executable, "-c", FLOOR, str(paths["json"]), str(paths["demand_json"])]
+    results = interleaved(commands, runs)
+    floor = median(results["floor"], "wall_s")
+    rows = []
+    for form in forms:
+        r = results[form]
+        rows.append(
+            f"| {label} ({form.upper()}) | **{median(r, 'wall_s'):.2f} s** | {spread(r)} s "
+            f"| {median(r, 'cpu_s'):.2f} s | {max(x.peak_mb for x in r):.0f} MB | {target} "
+            f"| {median(r, 'wall_s') / floor:.1f}× ({floor:.2f} s) |"
+        )
+    return rows
+
+
+def main() -> None:
+    if "--write-case" in sys.argv:
+        at = sys.argv.index("--write-case")
+        write_case(int(sys.argv[at + 1]), Path(sys.argv[at + 2]))
+        return
+    quick = "--quick" in sys.argv
+    runs = int(sys.argv[sys.argv.index("--runs") + 1]) if "--runs" in sys.argv else 5
+    load_before = os.getloadavg()
+    imports = interleaved(
+        {"bare": [sys.executable, "-c", "pass"], "imports": [sys.executable, "-c", IMPORTS]}, runs
+    )
+    bare, imported = median(imports["bare"], "wall_s"), median(imports["imports"], "wall_s")
+    rows: list[str] = []
+    with tempfile.TemporaryDirectory(prefix="arklow-bench-") as tmp_dir:
+        tmp = Path(tmp_dir)
+        for k, (label, target, _, forms) in enumerate(CASES[: 2 if quick else 3]):
+            # the documents are written by a child process: a child forked from a parent that
+            # held them would count the parent's pages in its peak resident memory
+            subprocess.run([sys.executable, __file__, "--write-case", str(k), tmp_dir], check=True)
+            paths = case_paths(tmp, f"case{k}")
+            rows += bench_case(label, target, paths, runs, forms)
+    load_after = os.getloadavg()
+    lines = [
+        "## `arklow allocate` end to end (issue 8)",
+        "",
+        f"Machine: {os.cpu_count()} cores; Python {sys.version.split()[0]}; load average "
+        f"{load_before[0]:.1f} before, {load_after[0]:.1f} after (a load above the core count "
+        "stretches wall time: CPU time is the steadier figure then). Each figure: the real "
+        f"command as a child process, median of {runs} runs after one warm-up; wall from start "
+        "to exit, CPU = user + system of the child, peak = its largest resident set.",
+        "",
+        f"Import time: **{imported - bare:.3f} s** (interpreter with the command's imports "
+        f"{imported:.3f} s, bare interpreter {bare:.3f} s; medians).",
+        "",
+        "| case | wall (median) | wall (min–max) | CPU | peak memory | target | ratio to a bare `json.load` of the same document (its wall) |",
+        "|---|---|---|---|---|---|---|",
+        *rows,
+        "",
+    ]
+    text = "\n".join(lines)
+    print(text)
+    (ROOT / "bench" / "RESULTS-allocate-cli.md").write_text(text + "\n", encoding="utf-8")
+
+
+if __name__ == "__main__":
+    main()
