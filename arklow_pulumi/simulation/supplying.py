@@ -33,11 +33,16 @@ class SimulatedGroup:
     def current(self) -> int:
         return self.in_service + self.pending_count
 
-    def observe(self, now: float) -> Observed:
-        """Bring launches whose delay has passed into service; what the group runs now."""
+    def observe(self, now: float) -> tuple[int, int]:
+        """Bring launches whose delay has passed into service; (in service, pending) now."""
         pending = self.pending
+        if not pending:
+            return self.in_service, 0
         while pending and pending[0][0] <= now + 1e-9 * max(1.0, now):
             self.in_service += pending.popleft()[1]
+        return self.in_service, self.pending_count
+
+    def observed(self) -> Observed:
         return Observed(in_service=self.in_service, pending=self.pending_count)
 
     def resize(self, desired: int, now: float, launch_delay: float) -> None:

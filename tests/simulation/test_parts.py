@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import pytest
 
+from arklow_pulumi.core.deciding import Observed
 from arklow_pulumi.core.topology import GroupRef, ScaleTarget
 from arklow_pulumi.simulation.sharing import proportional_shares
 from arklow_pulumi.simulation.supplying import SimulatedGroup
@@ -27,15 +28,16 @@ def group(lo: int = 1, hi: int = 10, replicas: int = 2) -> SimulatedGroup:
 def test_launch_is_pending_until_the_delay_has_passed() -> None:
     g = group()
     g.resize(5, now=0, launch_delay=120)
-    assert (g.observe(60).in_service, g.observe(60).pending) == (2, 3)
-    assert (g.observe(120).in_service, g.observe(120).pending) == (5, 0)
+    assert g.observe(60) == (2, 3)
+    assert g.observe(120) == (5, 0)
+    assert g.observed() == Observed(in_service=5, pending=0)
 
 
 def test_zero_delay_serves_from_the_next_observation() -> None:
     g = group()
     g.resize(4, now=60, launch_delay=0)
     assert g.in_service == 2  # not on the tick that launched it
-    assert g.observe(60).in_service == 4
+    assert g.observe(60) == (4, 0)
 
 
 def test_scale_down_cancels_newest_pending_first_then_stops_in_service() -> None:
@@ -52,7 +54,8 @@ def test_scale_down_cancels_newest_pending_first_then_stops_in_service() -> None
 def test_group_never_leaves_its_bounds(desired: int, expected: int) -> None:
     g = group(lo=1, hi=10, replicas=5)
     g.resize(desired, now=0, launch_delay=0)
-    assert g.observe(0).current == expected
+    g.observe(0)
+    assert g.current == expected
 
 
 def test_proportional_shares_one_pool() -> None:

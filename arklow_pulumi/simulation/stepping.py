@@ -1,0 +1,251 @@
+"""One unit on the simulated clock (:class:`UnitRun`), and units decided together (:class:`Batch`).
+
+A unit's decision depends only on its lanes' demand, its groups' observations and its targets'
+histories, and a history only through the highest recommendation in the scale-down window (the
+scale policy's contract; the history is pruned exactly as ``decide`` filters it). When those are
+the same as on the previous tick, the decision is the same: it is reused and the tick's figures
+repeat (counted as a run length, :meth:`UnitRun.flush`).
+
+``decide`` on several independent units at once gives each the decision it would get alone (no
+lane or pool is shared between them), and one call on a few hundred lanes costs much less than
+many calls on a few lanes each. So units of one topology are grouped in batches: when many of a
+batch's units changed, one ``decide`` serves them all; when few did, each is decided alone.
+"""
+
+from __future__ import annotations
+
+from collections import deque
+from collections.abc import Hashable, Sequence
+
+from arklow_pulumi.core.deciding import Decision, Observed, Recommendation, TargetId, decide
+from arklow_pulumi.core.topology import Topology, frozen_map
+from arklow_pulumi.simulation.policies import FAIR
+from arklow_pulumi.simulation.sharing import proportional_shares
+from arklow_pulumi.simulation.supplying import SimulatedGroup
+from arklow_pulumi.simulation.units import Unit, demand_lane
+
+Totals = tuple[float, float, float, float]  # one tick's Σ e, Σ allocation, Σ capacity, replicas
+
+
+class UnitRun:
+    """One unit's groups, histories and last decision, and its figures so far (in ticks)."""
+
+    def __init__(self, unit: Unit, tick: float, launch_delay: float) -> None:
+        self.unit = unit
+        self.tick = tick
+        self.delay = launch_delay
+        self.groups = [SimulatedGroup(t) for _pool, t in unit.targets]
+        self.ids = [TargetId(pool, t.name) for pool, t in unit.targets]
+        pools = unit.topology.pools
+        self.windows = [pools[pool].scale_policy.scale_down_window_s for pool, _t in unit.targets]
+        self.pool_of_target = [unit.pool_names.index(pool) for pool, _t in unit.targets]
+        self.histories: list[deque[Recommendation]] = [deque() for _ in unit.targets]
+        self.demand: dict[str, float] = {}
+        self.version = 0
+        self.key: Hashable = None
+        n, m = len(unit.lane_keys), len(unit.pool_names)
+        self.e = [0.0] * n
+        self.alloc = [0.0] * n
+        self.capacity = [0.0] * m
+        self.in_service = [0] * m
+        self.recommended = [g.in_service for g in self.groups]
+        self.desired = [g.in_service for g in self.groups]
+        self.since = 0
+        self.sum_e = [0.0] * n
+        self.sum_alloc = [0.0] * n
+        self.sum_capacity = [0.0] * m
+        self.sum_replicas = [0.0] * m
+        self.peak = [0] * m
+        self.actions = 0
+        self.totals: Totals = (0.0, 0.0, 0.0, 0.0)
+
+    def check(self, k: int, now: float) -> bool:
+        """Observe the groups; True (figures so far counted) when the decision must be renewed."""
+        if self.groups:
+            key: Hashable = (
+                self.version,
+                tuple([g.observe(now) for g in self.groups]),
+                tuple([max([r.replicas for r in h]) if h else None for h in self.histories]),
+            )
+        else:
+            key = self.version
+        if key == self.key:
+            return False
+        self.flush(k)
+        self.key = key
+        return True
+
+    def observed(self) -> dict[TargetId, Observed]:
+        return {tid: g.observed() for tid, g in zip(self.ids, self.groups, strict=True)}
+
+    def history(self) -> dict[TargetId, Sequence[Recommendation]]:
+        return dict(zip(self.ids, self.histories, strict=True))
+
+    def decide_alone(self, now: float) -> None:
+        if self.unit.rule == FAIR:
+            decision = decide(self.unit.topology, self.demand, self.observed(), self.history(), now)
+            self.take(decision)
+        else:
+            self._share(now)
+
+    def take(self, decision: Decision) -> None:
+        """This tick's figures and desired counts from a decision covering this unit."""
+        unit = self._start()
+        lanes = decision.allocation.lanes
+        self.alloc = [lanes[key].allocation for key in unit.lane_keys]
+        pools = decision.allocation.pools
+        self.capacity = [pools[name].capacity for name in unit.pool_names]
+        self._targets(decision)
+
+    def _start(self) -> Unit:
+        unit = self.unit
+        get = self.demand.get
+        limits = zip(unit.lane_keys, unit.limits, strict=True)
+        self.e = [min(get(key, 0.0), limit) for key, limit in limits]
+        in_service = [0] * len(unit.pool_names)
+        for p, group in zip(self.pool_of_target, self.groups, strict=True):
+            in_service[p] += group.in_service
+        self.in_service = in_service
+        for p, count in enumerate(in_service):
+            if count > self.peak[p]:
+                self.peak[p] = count
+        return unit
+
+    def _targets(self, decision: Decision) -> None:
+        for j, tid in enumerate(self.ids):
+            target = decision.targets[tid]
+            if target.desired != self.desired[j]:
+                self.actions += 1
+            self.desired[j] = target.desired
+            self.recommended[j] = target.recommended
+
+    def _share(self, now: float) -> None:
+        """free-for-all: capacity in proportion to demand; scaling by ``decide`` on one lane per
+        pool carrying the pool's demand."""
+        unit = self._start()
+        pools = unit.topology.pools
+        capacity = [pools[name].capacity for name in unit.pool_names]
+        for j, (_pool, target) in enumerate(unit.targets):
+            capacity[self.pool_of_target[j]] += self.groups[j].in_service * target.units_per_replica
+        self.capacity = capacity
+        self.alloc = proportional_shares(self.e, unit.lane_pools, capacity)
+        pool_demand = [0.0] * len(unit.pool_names)
+        for e, incidences in zip(self.e, unit.lane_pools, strict=True):
+            for p, cost in incidences:
+                pool_demand[p] += e * cost
+        known = unit.scaling.lanes_by_key
+        demand = {
+            demand_lane(name): pool_demand[p]
+            for p, name in enumerate(unit.pool_names)
+            if demand_lane(name) in known
+        }
+        self._targets(decide(unit.scaling, demand, self.observed(), self.history(), now))
+
+    def advance(self, k: int, now: float) -> None:
+        """Keep this tick's recommendations and resize the groups to the desired counts."""
+        for j, group in enumerate(self.groups):
+            history = self.histories[j]
+            history.append(Recommendation(at=now, replicas=self.recommended[j]))
+            # keep what the next tick's decide looks at (it reads r.at >= now - window)
+            horizon = (k + 1) * self.tick - self.windows[j]
+            while history and history[0].at < horizon:
+                history.popleft()
+            if self.desired[j] != group.current:
+                group.resize(self.desired[j], now, self.delay)
+
+    def delta(self) -> Totals:
+        """The change in this unit's per-tick totals since it was last decided."""
+        new = (sum(self.e), sum(self.alloc), sum(self.capacity), float(sum(self.in_service)))
+        old, self.totals = self.totals, new
+        return (new[0] - old[0], new[1] - old[1], new[2] - old[2], new[3] - old[3])
+
+    def flush(self, k: int) -> None:
+        """Count the current per-tick figures for every tick since the last flush, up to ``k``."""
+        n = k - self.since
+        self.since = k
+        if n <= 0:
+            return
+        for i, (e, a) in enumerate(zip(self.e, self.alloc, strict=True)):
+            if e:
+                self.sum_e[i] += e * n
+                self.sum_alloc[i] += a * n
+        for p, (c, r) in enumerate(zip(self.capacity, self.in_service, strict=True)):
+            self.sum_capacity[p] += c * n
+            self.sum_replicas[p] += r * n
+
+
+class Batch:
+    """Units of one topology under the fair rule, decided by one call when many changed."""
+
+    def __init__(self, runs: Sequence[UnitRun]) -> None:
+        self.runs = list(runs)
+        self.scaling = [r for r in runs if r.groups]
+        self.lanes = sum(len(r.unit.lane_keys) for r in runs)
+        # units without groups are decided again only when their demand changed (and at first)
+        self.dirty: dict[UnitRun, None] = {r: None for r in runs if not r.groups}
+        self.topology: Topology | None = None
+        if len(runs) > 1:
+            self.topology = Topology(
+                destinations=frozen_map(
+                    (n, d) for r in runs for n, d in r.unit.topology.destinations.items()
+                ),
+                pools=frozen_map((n, p) for r in runs for n, p in r.unit.topology.pools.items()),
+                memberships=frozen_map(
+                    kv for r in runs for kv in r.unit.topology.memberships.items()
+                ),
+            )
+
+    def step(self, k: int, now: float) -> list[UnitRun]:
+        """Advance every unit one tick; the units whose decision was renewed."""
+        changed = [r for r in self.scaling if r.check(k, now)]
+        if self.dirty:
+            changed += [r for r in self.dirty if r.check(k, now)]
+            self.dirty.clear()
+        if changed:
+            lanes = sum(len(r.unit.lane_keys) for r in changed)
+            if self.topology is not None and len(changed) > 1 and 3 * lanes >= self.lanes:
+                self._decide_together(changed, now)
+            else:
+                for r in changed:
+                    r.decide_alone(now)
+        for r in self.scaling:
+            r.advance(k, now)
+        return changed
+
+    def demand_changed(self, run: UnitRun) -> None:
+        if not run.groups:
+            self.dirty[run] = None
+
+    def _decide_together(self, changed: Sequence[UnitRun], now: float) -> None:
+        """One ``decide`` for the changed units (the others get defaults; their part is unused)."""
+        assert self.topology is not None
+        demand: dict[str, float] = {}
+        observed: dict[TargetId, Observed] = {}
+        history: dict[TargetId, Sequence[Recommendation]] = {}
+        for r in changed:
+            demand.update(r.demand)
+            observed.update(r.observed())
+            history.update(r.history())
+        decision = decide(self.topology, demand, observed, history, now)
+        for r in changed:
+            r.take(decision)
+
+
+def batches(runs: Sequence[UnitRun], lanes: int) -> list[Batch]:
+    """Fair units in batches of about ``lanes`` lanes, in order; other units alone. The units
+    given must come from one topology (their names do not clash)."""
+    out: list[Batch] = []
+    pending: list[UnitRun] = []
+    size = 0
+    for r in runs:
+        if r.unit.rule != FAIR:
+            out.append(Batch([r]))
+            continue
+        pending.append(r)
+        size += len(r.unit.lane_keys)
+        if size >= lanes:
+            out.append(Batch(pending))
+            pending, size = [], 0
+    if pending:
+        out.append(Batch(pending))
+    return out
