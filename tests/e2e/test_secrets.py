@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import socket
 from collections.abc import Callable
+from pathlib import Path
 
 import pytest
 
@@ -64,3 +65,39 @@ def test_a_store_url_from_the_environment_is_never_printed(make_stack: MakeStack
     stack = make_stack(TOPOLOGY)
     stack.env["ARKLOW_STORE"] = urls()["raw @ in the password"]
     assert_no_password(failed_up(stack))
+
+
+def test_missing_aws_credentials_is_one_plain_line(make_stack: MakeStack, tmp_path: Path) -> None:
+    """The provider's error carries no chained botocore exception text (it used to print
+    ``NoCredentialsError`` and "The above exception was the direct cause ..." too)."""
+    topology = {
+        **TOPOLOGY,
+        "pools": [
+            {
+                **TOPOLOGY["pools"][0],
+                "scale_targets": [
+                    {
+                        "kind": "aws_asg",
+                        "name": "gpu-workers",
+                        "region": "us-east-1",
+                        "min_replicas": 0,
+                        "max_replicas": 10,
+                        "units_per_replica": 8,
+                    }
+                ],
+            }
+        ],
+    }
+    stack = make_stack(topology)
+    for key in ("AWS_ACCESS_KEY_ID", "AWS_SECRET_ACCESS_KEY", "AWS_SESSION_TOKEN", "AWS_PROFILE"):
+        stack.env.pop(key, None)
+    stack.env.update(
+        AWS_SHARED_CREDENTIALS_FILE=str(tmp_path / "none"),
+        AWS_CONFIG_FILE=str(tmp_path / "none"),
+        AWS_EC2_METADATA_DISABLED="true",
+    )
+    result = stack.run("up", "--yes", "--skip-preview", *stack.select_args(), check=False)
+    output = f"{result.stdout}\n{result.stderr}"
+    assert result.returncode != 0 and "no AWS credentials found" in output, output[-3000:]
+    assert "direct cause" not in output and "NoCredentialsError" not in output, output[-3000:]
+    assert "Traceback" not in output, output[-3000:]
