@@ -17,11 +17,12 @@ import pytest
 from tests.e2e.pulumi_cli import Stack
 
 MakeStack = Callable[..., Stack]
-TOPOLOGY = {
+POOL: dict[str, Any] = {"name": "gpu-pool", "resource": "gpu", "members": ["search"]}
+TOPOLOGY: dict[str, Any] = {
     "destinations": [
         {"name": "search", "resources": ["gpu"], "lanes": [{"name": "interactive", "limit": 8}]}
     ],
-    "pools": [{"name": "gpu-pool", "resource": "gpu", "members": ["search"]}],
+    "pools": [POOL],
 }
 HEAD, TAIL = "PlantedHead7", "PlantedTail9"
 
@@ -74,7 +75,7 @@ def test_missing_aws_credentials_is_one_plain_line(make_stack: MakeStack, tmp_pa
         **TOPOLOGY,
         "pools": [
             {
-                **TOPOLOGY["pools"][0],
+                **POOL,
                 "scale_targets": [
                     {
                         "kind": "aws_asg",
