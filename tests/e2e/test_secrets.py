@@ -11,6 +11,7 @@ from __future__ import annotations
 import socket
 from collections.abc import Callable
 from pathlib import Path
+from typing import Any
 
 import pytest
 
