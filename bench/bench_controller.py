@@ -49,6 +49,35 @@ class Clock:
         return time.perf_counter()
 
 
+PHASES = {
+    "topology digest (store)": "topology_fingerprint",
+    "demand reports (store)": "load_demand_reports",
+    "describe (in-memory binding)": "describe_targets",
+    "decide (allocation + scale policy)": "decide",
+    "build the published tick": "build_published",
+    "runtime write (one fenced transaction)": "write_tick",
+}
+
+
+def _time_phases() -> dict[str, list[float]]:
+    """Wrap the functions the tick calls (as the ticking module names them) with timers."""
+    import arklow_pulumi.controller.ticking as ticking
+
+    times: dict[str, list[float]] = {name: [] for name in PHASES}
+    for name, attr in PHASES.items():
+        real = getattr(ticking, attr)
+
+        def timed(*args: object, _real: object = real, _name: str = name, **kw: object) -> object:
+            t0 = time.perf_counter()
+            try:
+                return _real(*args, **kw)  # type: ignore[operator]
+            finally:
+                times[_name].append(time.perf_counter() - t0)
+
+        setattr(ticking, attr, timed)
+    return times
+
+
 def main() -> None:
     doc, demand = topologies.document(LANES, POOLS)
     for p in doc["pools"]:
@@ -86,6 +115,7 @@ def main() -> None:
         latencies.append(time.perf_counter() - t0)
     intake_s = time.perf_counter() - started
 
+    phases = _time_phases()
     durations = []
     writes_before = supply.calls["write"]
     for k in range(TICKS):
@@ -116,6 +146,16 @@ def main() -> None:
         f"| group writes over {TICKS} ticks (the ramp-up from 1 replica included) | {writes} |",
         f"| demand intake through the sink | {len(keys) / intake_s:,.0f} reports/s "
         f"(batches of 100, p99 {sorted(latencies)[int(len(latencies) * 0.99) - 1] * 1000:.1f} ms) |",
+        "",
+        "Where a later tick's time goes (median per tick, ms):",
+        "",
+        "| phase | ms |",
+        "|---|---|",
+        *(
+            f"| {name} | {statistics.median(times[1:]) * 1000:.0f} |"
+            for name, times in phases.items()
+            if len(times) > 1
+        ),
         "",
         "A tick here is the whole loop body: topology and reports read from the store, one batched",
         "describe, decide, act, and the fenced runtime write (published document, recommendations,",
