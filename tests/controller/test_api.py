@@ -508,3 +508,12 @@ def test_tokens_never_appear_in_logs_answers_or_metrics(
         assert secret not in everything
         assert token_digest(secret) not in everything
     assert "authorization" not in logs.lower()
+
+
+def test_unknown_paths_and_methods_answer_json(open_api: Served) -> None:
+    with open_api.client() as http:
+        missing = http.get("/v1/nothing")
+        wrong = http.delete("/v1/admission")
+    assert missing.status_code == 404 and "error" in missing.json()
+    assert wrong.status_code == 405 and "error" in wrong.json()
+    assert "GET" in wrong.headers["allow"]
