@@ -12,16 +12,19 @@ every password this process has seen in a store URL (:func:`remember_url`, calle
 URL enters the program) is replaced by ``***``. A secret shorter than four characters is replaced
 only where it stands alone (not inside a longer word), so the rest of a message stays readable.
 
+Logs: a handler given :class:`ScrubbingFilter` writes every record (and its traceback) scrubbed.
+
 Standard library only: the Pulumi program and the CLI's fast paths import it without SQLAlchemy.
 """
 
 from __future__ import annotations
 
+import logging
 import re
 import threading
 from urllib.parse import unquote
 
-__all__ = ["HIDDEN", "redact_url", "remember_url", "scrub", "url_secrets"]
+__all__ = ["HIDDEN", "ScrubbingFilter", "redact_url", "remember_url", "scrub", "url_secrets"]
 
 HIDDEN = "***"
 _SCHEME = re.compile(r"[A-Za-z][A-Za-z0-9+.\-]*://")
@@ -92,6 +95,20 @@ def scrub(text: str) -> str:
         else:
             text = re.sub(rf"(?<![A-Za-z0-9]){re.escape(secret)}(?![A-Za-z0-9])", HIDDEN, text)
     return text
+
+
+class ScrubbingFilter(logging.Filter):
+    """A handler filter that scrubs each record's message and exception text before it is
+    written (add it to the handler, so records of every logger going there are covered)."""
+
+    def filter(self, record: logging.LogRecord) -> bool:
+        record.msg = scrub(record.getMessage())
+        record.args = None
+        if record.exc_info and not record.exc_text:
+            record.exc_text = logging.Formatter().formatException(record.exc_info)
+        if record.exc_text:
+            record.exc_text = scrub(record.exc_text)
+        return True
 
 
 def _netloc_end(rest: str) -> int:

@@ -231,3 +231,28 @@ def test_provider_errors_hide_the_password(form: Form, index: int) -> None:
         assert len(report.strip().splitlines()) == 1, f"{label}: {report}"
     if hasattr(sys, "tracebacklimit"):
         del sys.tracebacklimit
+
+
+def test_log_records_are_scrubbed() -> None:
+    import io
+    import logging
+
+    from arklow_pulumi.redaction import ScrubbingFilter
+
+    remember_url("postgresql://u:LogSecret1@h/db")
+    stream = io.StringIO()
+    handler = logging.StreamHandler(stream)
+    handler.addFilter(ScrubbingFilter())
+    logger = logging.getLogger("arklow.test.redaction")
+    logger.addHandler(handler)
+    try:
+        logger.error("store %s down", "postgresql://u:LogSecret1@h/db")
+        try:
+            raise RuntimeError("dsn password=LogSecret1")
+        except RuntimeError:
+            logger.exception("tick failed")
+    finally:
+        logger.removeHandler(handler)
+    written = stream.getvalue()
+    assert "LogSecret1" not in written
+    assert "store postgresql://u:***@h/db down" in written and "RuntimeError" in written
