@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import logging
 import shlex
+import socket
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 from pathlib import Path
@@ -153,8 +154,13 @@ class LocalClouds:
         from arklow_pulumi.devservers.compute import ComputeServer
 
         logging.getLogger("werkzeug").setLevel(logging.ERROR)
+        # moto's server binds in its own thread and waits for ever if that fails: check first.
+        check_address(self.host, self.aws_port, "--aws-port")
         try:
-            self._compute = ComputeServer(self.host, self.gcp_port).start()
+            try:
+                self._compute = ComputeServer(self.host, self.gcp_port).start()
+            except OSError as exc:
+                raise _address_error(self.host, self.gcp_port, "--gcp-port", exc) from None
             self.gcp_url = self._compute.url
             self._moto = ThreadedMotoServer(ip_address=self.host, port=self.aws_port, verbose=False)
             self._moto.start()
@@ -222,6 +228,25 @@ class LocalClouds:
             aws_access_key_id=TEST_CREDENTIALS["AWS_ACCESS_KEY_ID"],
             aws_secret_access_key=TEST_CREDENTIALS["AWS_SECRET_ACCESS_KEY"],
         )
+
+
+def check_address(host: str, port: int, option: str) -> None:
+    """Raise :class:`InvalidInput` (one line) when ``host:port`` cannot be listened on."""
+    family = socket.AF_INET6 if ":" in host else socket.AF_INET
+    try:
+        with socket.socket(family, socket.SOCK_STREAM) as probe:
+            probe.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+            probe.bind((host, port))
+    except (OSError, OverflowError) as exc:
+        raise _address_error(host, port, option, exc) from None
+
+
+def _address_error(host: str, port: int, option: str, exc: Exception) -> InvalidInput:
+    reason = getattr(exc, "strerror", None) or str(exc)
+    if port == 0:  # any port would do: the host is the problem
+        option = "--host"
+    message = f"cannot listen on {host}:{port}: {reason}"
+    return InvalidInput.one(f"option {option}", option.lstrip("-"), message)
 
 
 def export_lines(env: Mapping[str, str]) -> list[str]:

@@ -6,6 +6,7 @@ from __future__ import annotations
 import json
 import shutil
 import signal
+import socket
 import subprocess
 from pathlib import Path
 
@@ -65,6 +66,28 @@ def test_unknown_stack_exits_2_with_one_line() -> None:
     assert result.stdout == ""
     assert result.stderr.count("\n") == 1
     assert "stack 'nope'" in result.stderr and "Pulumi.nope.yaml" in result.stderr
+
+
+@pytest.mark.parametrize("option", ["--aws-port", "--gcp-port"])
+def test_a_port_in_use_exits_2_with_one_line(option: str) -> None:
+    with socket.socket() as taken:
+        taken.bind(("127.0.0.1", 0))
+        taken.listen(1)
+        port = taken.getsockname()[1]
+        result = subprocess.run(
+            [str(ARKLOW), "dev", "clouds", option, str(port)],
+            cwd=REPO,
+            capture_output=True,
+            text=True,
+            timeout=120,
+            check=False,
+        )
+    assert result.returncode == 2
+    assert result.stdout == ""
+    assert result.stderr == (
+        f"error: option {option}: field '{option[2:]}': cannot listen on 127.0.0.1:{port}: "
+        "Address already in use\n"
+    )
 
 
 def test_groups_are_served_and_sigterm_stops_cleanly() -> None:
