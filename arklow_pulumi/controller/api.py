@@ -125,8 +125,12 @@ class Api:
         self.max_body_bytes = max_body_bytes
         self.max_reports = max_reports
         self.committer = GroupCommitter(port.demand_sink)
-        self._cache_for: Published | None = None
-        self._cache: dict[tuple[str, str | None, bool], Rendered] = {}
+        # (the tick the bodies were rendered from, its bodies): replaced whole, read once per
+        # request, so a request never mixes one tick's check with another tick's bodies.
+        self._cache: tuple[Published | None, dict[tuple[str, str | None, bool], Rendered]] = (
+            None,
+            {},
+        )
 
     # -- auth -----------------------------------------------------------------------------------
 
@@ -165,16 +169,25 @@ class Api:
     def is_stale(self, published: Published) -> bool:
         return (self.clock() - published.time).total_seconds() > 2 * self.port.interval_s
 
-    def rendered(
-        self, kind: str, scope_key: str | None, stale: bool, published: Published, build: Any
+    async def rendered(
+        self,
+        kind: str,
+        scope_key: str | None,
+        stale: bool,
+        published: Published,
+        build: Callable[[], dict[str, Any]],
     ) -> Rendered:
-        if self._cache_for is not published:
-            self._cache_for, self._cache = published, {}
+        """The body for this tick and view: cached, or built in the thread pool (a large
+        topology takes milliseconds to render) and cached."""
+        tick, bodies = self._cache
+        if tick is not published:
+            bodies = {}
+            self._cache = (published, bodies)
         key = (kind, scope_key, stale)
-        found = self._cache.get(key)
+        found = bodies.get(key)
         if found is None:
-            body = _json(build())
-            found = self._cache[key] = Rendered(body, _etag(body))
+            body = await run_in_threadpool(lambda: _json(build()))
+            found = bodies[key] = Rendered(body, _etag(body))
         return found
 
     def conditional(self, request: Request, rendered: Rendered) -> Response:
@@ -204,9 +217,7 @@ class Api:
                 },
             }
 
-        rendered = await run_in_threadpool(
-            self.rendered, "admission", scope_key, stale, published, build
-        )
+        rendered = await self.rendered("admission", scope_key, stale, published, build)
         return self.conditional(request, rendered)
 
     async def lane(self, request: Request) -> Response:
@@ -233,7 +244,7 @@ class Api:
             pools = {name: pool_document(pool) for name, pool in published.pools.items()}
             return {"tick": published.tick, "pools": pools}
 
-        rendered = await run_in_threadpool(self.rendered, "pools", None, False, published, build)
+        rendered = await self.rendered("pools", None, False, published, build)
         return self.conditional(request, rendered)
 
     async def leader(self, request: Request) -> Response:
