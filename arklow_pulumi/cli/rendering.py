@@ -43,18 +43,44 @@ def allocation_document(result: Allocation) -> dict[str, object]:
 
 
 def allocation_json(result: Allocation) -> str:
-    """The JSON contract, one lane or pool per line: readable, and written by the C encoder (an
-    indented ``json.dumps`` falls back to the pure-Python one). Strict JSON: a value that is not
-    finite raises instead of printing ``Infinity`` or ``NaN``."""
-    doc = allocation_document(result)
-    dump = json.JSONEncoder(allow_nan=False, separators=(", ", ": ")).encode
-    sections = []
-    for section in ("lanes", "pools"):
-        entries = doc[section]
-        assert isinstance(entries, dict)
-        body = ",\n".join(f"    {dump(key)}: {dump(value)}" for key, value in entries.items())
-        sections.append(f'  "{section}": {{\n{body}\n  }}' if body else f'  "{section}": {{}}')
-    return "{\n" + ",\n".join(sections) + "\n}"
+    """The JSON contract, one lane or pool per line: readable, and fast for 100,000 lanes
+    (``json.dumps`` with an indent falls back to the pure-Python encoder). Strict JSON: a value
+    that is not finite raises instead of printing ``Infinity`` or ``NaN``."""
+    lanes = [
+        f'    {_key(key)}: {{"demand": {_json_number(lane.demand)}, '
+        f'"allocation": {_json_number(lane.allocation)}, "held": {_json_number(lane.held)}, '
+        f'"admission": {_json_number(lane.admission)}}}'
+        for key, lane in result.lanes.items()
+    ]
+    pools = [
+        f'    {_key(name)}: {{"resource": {_key(pool.resource)}, '
+        f'"capacity": {_json_number(pool.capacity)}, "demand": {_json_number(pool.demand)}, '
+        f'"pressure": {_json_number(pool.pressure)}, "state": "{pool.state}", '
+        f'"desired_replicas": {pool.desired_total}}}'
+        for name, pool in result.pools.items()
+    ]
+    return "{\n" + ",\n".join([_section("lanes", lanes), _section("pools", pools)]) + "\n}"
+
+
+_key = json.encoder.encode_basestring_ascii
+
+
+def _section(name: str, entries: list[str]) -> str:
+    if not entries:
+        return f'  "{name}": {{}}'
+    return f'  "{name}": {{\n' + ",\n".join(entries) + "\n  }"
+
+
+def _json_number(value: float | None) -> str:
+    """A number as strict JSON: integral floats as integers (as :func:`number`), else the
+    shortest repr; NaN and infinities raise."""
+    if value is None:
+        return "null"
+    if value - value != 0:  # NaN or an infinity
+        raise ValueError(f"not a finite number: {value!r}")
+    if value.is_integer() and abs(value) < 2**53:
+        return str(int(value))
+    return repr(value)
 
 
 def _fmt(value: float | None) -> str:

@@ -44,6 +44,9 @@ def _range(obj: str, field: str, value: float, low: float, high: float) -> Itera
 
 
 def _duplicates(names: Iterable[str]) -> list[str]:
+    names = list(names)
+    if len(set(names)) == len(names):
+        return []
     return [name for name, n in Counter(names).items() if n > 1]
 
 
@@ -59,6 +62,8 @@ def destination_problems(dest: Destination) -> Iterator[Problem]:
     for resource in _duplicates(dest.resources):
         yield Problem(obj, "resources", f"resource {resource!r} is listed more than once")
     for resource in dest.resources:
+        if _plain_name(resource) and len(dest.name) + len(resource) < MAX_NAME_LENGTH:
+            continue
         yield from name_problems(obj, "resources", resource)
         yield from _slash(obj, "resources", resource)
         standalone = standalone_pool_name(dest.name, resource)
@@ -88,14 +93,15 @@ def destination_problems(dest: Destination) -> Iterator[Problem]:
             yield from lane_problems(dest, lane)
 
 
+def _plain_name(name: str) -> bool:
+    return 0 < len(name) <= MAX_NAME_LENGTH and name.isprintable() and "/" not in name
+
+
 def _plainly_valid(lane: Lane, resources: set[str]) -> bool:
     """The common case, checked without generators (a topology can have 100,000 lanes);
     anything else goes through :func:`lane_problems`, which says what is wrong."""
-    name = lane.name
     return (
-        0 < len(name) <= MAX_NAME_LENGTH
-        and name.isprintable()
-        and "/" not in name
+        _plain_name(lane.name)
         and 0 <= lane.limit <= MAX_UNITS
         and MIN_FACTOR <= lane.weight <= MAX_FACTOR
         and all(r in resources and MIN_FACTOR <= c <= MAX_FACTOR for r, c in lane.cost.items())
