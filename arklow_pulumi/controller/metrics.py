@@ -264,7 +264,14 @@ class Metrics:
         with self._lock:
             if not self._action_series:
                 return
-            present = {name for pool in published.pools.values() for name in pool.targets}
+            # the loop names a target "<pool>/<target>" (TargetId); the published pools key
+            # their targets by name: either form keeps a series
+            present = {
+                form
+                for pool_name, pool in published.pools.items()
+                for name in pool.targets
+                for form in (name, f"{pool_name}/{name}")
+            }
             for series in [s for s in self._action_series if s[0] not in present]:
                 self._action_series.discard(series)
                 self._scale_actions.remove(*series)

@@ -111,6 +111,19 @@ def test_series_of_removed_pools_lanes_and_targets_disappear() -> None:
     assert value(metrics, "arklow_lane_admission_units", destination="search", lane="batch") == 4.5
 
 
+def test_scale_actions_named_pool_slash_target_survive_ticks() -> None:
+    """The loop reports ``str(TargetId)``, "<pool>/<target>"; the counter must keep counting."""
+    metrics = Metrics()
+    pools = {"gpu-shared": pool()}
+    for number in (1, 2, 3):
+        metrics.scale_action("gpu-shared/asg/gpu-a", "up")
+        metrics.tick_done(tick(number, {}, pools), 0.01, False)
+    labels = {"target": "gpu-shared/asg/gpu-a", "direction": "up"}
+    assert value(metrics, "arklow_scale_actions_total", **labels) == 3.0
+    metrics.tick_done(tick(4, {}, {}), 0.01, False)
+    assert value(metrics, "arklow_scale_actions_total", **labels) is None
+
+
 def test_pressure_with_no_capacity_is_infinite() -> None:
     metrics = Metrics()
     metrics.tick_done(tick(1, {}, {"p": pool(capacity=0.0, pressure=None)}), 0.01, False)
