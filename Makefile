@@ -37,6 +37,7 @@ bench: $(STAMP) engine
 	$(BIN)/python bench/bench_store.py
 	$(BIN)/python bench/bench_supply.py
 	$(BIN)/python bench/bench_tick.py
+	$(BIN)/python bench/bench_ingest.py
 	PATH="$(CURDIR)/.tools/bin:$(CURDIR)/$(BIN):$$PATH" $(BIN)/python bench/bench_pulumi.py
 	bench/collect.sh
 
