@@ -1,0 +1,252 @@
+"""Benchmark and figures of ``arklow simulate`` / ``arklow what-if`` (issues 10 and 12).
+
+Run: ``python bench/bench_simulate.py [--days N]``; writes ``bench/RESULTS-simulate.md``.
+
+- speed: a 7-day trace at 1-minute ticks (10,081 ticks) for 1,000 lanes / 100 pools
+  (``bench/simulate_inputs.py``), the CLI's work in-process: load the topology, read the CSV,
+  simulate the four policies (target ≤ 60 s); ``what-if`` on the same trace with a one-member
+  move (target ≤ 2× one simulate);
+- figures on the two example traces (``examples/traces``): quiet lanes' held work under
+  ``arklow`` (≤ 0.1% of their demand), utilization against ``free-for-all`` (≥ 0.98×),
+  replica-hours against ``standalone`` with the quiet held work of each.
+
+Wall time on a shared machine is noisy, so CPU time of the process is recorded too, and the
+allocation engine's tick is timed in the same run as a yardstick against its own recorded figure.
+"""
+
+from __future__ import annotations
+
+import argparse
+import copy
+import os
+import platform
+import statistics
+import sys
+import tempfile
+import time
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+ROOT = Path(__file__).resolve().parents[1]
+sys.path[:0] = [str(ROOT), str(ROOT / "bench")]
+
+import yaml
+from simulate_inputs import topology_document, write_trace
+from topologies import topology as random_topology
+
+from arklow_pulumi.core.allocating import allocate
+from arklow_pulumi.loading import load_topology
+from arklow_pulumi.simulation.simulate import simulate
+from arklow_pulumi.simulation.simulating import RunResult
+from arklow_pulumi.simulation.tracing import read_trace
+from arklow_pulumi.simulation.units import split
+from arklow_pulumi.simulation.whatif import what_if
+
+RECORDED_ALLOCATE_MS = 3.30  # bench/RESULTS-allocation.md, 1,000 lanes / 100 pools
+QUIET = {
+    "gpu_day": ["search/interactive", "search/batch", "chat/live"],
+    "fleet": [
+        "search/interactive",
+        "chat/live",
+        "vision/thumbnails",
+        "speech/transcribe",
+        "billing/invoices",
+        "indexer/summaries",
+        "alerts/page",
+        "audit/scan",
+    ],
+}
+
+
+def timed(fn: Callable[[], Any]) -> tuple[float, float, Any]:
+    wall, cpu = time.perf_counter(), time.process_time()
+    out = fn()
+    return time.perf_counter() - wall, time.process_time() - cpu, out
+
+
+def allocate_yardstick() -> float:
+    topo, demand = random_topology(1000, 100)
+    allocate(topo, demand)
+    runs = []
+    for _ in range(30):
+        start = time.perf_counter()
+        allocate(topo, demand)
+        runs.append(time.perf_counter() - start)
+    return statistics.median(runs) * 1000
+
+
+def moved(doc: dict[str, Any]) -> dict[str, Any]:
+    """d0 leaves its pool for another pool of the same resource."""
+    after = copy.deepcopy(doc)
+    pools = {p["name"]: p for p in after["pools"]}
+    pools["r0-p0"]["members"].remove("d0")
+    pools["r0-p5"]["members"].append("d0")
+    return after
+
+
+def speed(days: int, tmp: Path) -> dict[str, Any]:
+    doc = topology_document()
+    before_path, after_path = tmp / "before.yaml", tmp / "after.yaml"
+    before_path.write_text(yaml.safe_dump(doc))
+    after_path.write_text(yaml.safe_dump(moved(doc)))
+    trace_path = tmp / "trace.csv"
+    rows = write_trace(trace_path, doc, days=days)
+
+    def run_simulate(policies: tuple[str, ...]) -> dict[str, RunResult]:
+        topo = load_topology(before_path)
+        return simulate(topo, read_trace(trace_path, topo.lanes_by_key), policies)
+
+    def run_what_if() -> Any:
+        a, b = load_topology(before_path), load_topology(after_path)
+        trace = read_trace(trace_path, {**a.lanes_by_key, **b.lanes_by_key})
+        return what_if(a, b, trace, 60.0, 120.0)
+
+    topo = load_topology(before_path)
+    trace = read_trace(trace_path, topo.lanes_by_key)
+    read_wall, read_cpu, _ = timed(lambda: read_trace(trace_path, topo.lanes_by_key))
+    all_wall, all_cpu, results = timed(
+        lambda: run_simulate(("arklow", "standalone", "free-for-all", "static"))
+    )
+    one_wall, one_cpu, _ = timed(lambda: run_simulate(("arklow",)))
+    wi_wall, wi_cpu, result = timed(run_what_if)
+    after = load_topology(after_path)
+    shared = {u.signature for u in split(topo)} & {u.signature for u in split(after)}
+    noisy = {key for i, key in enumerate(topo.lanes_by_key) if i % 10 == 3}
+    ark = results["arklow"].lanes
+    quiet_demand = sum(f.demand for k, f in ark.items() if k not in noisy)
+    quiet_held = sum(f.held for k, f in ark.items() if k not in noisy)
+    return {
+        "days": days,
+        "ticks": trace.tick_count(60.0),
+        "rows": rows,
+        "lanes": len(topo.lanes),
+        "pools": len(topo.pools),
+        "units": len(split(topo)),
+        "shared_units": len(shared),
+        "read": (read_wall, read_cpu),
+        "all": (all_wall, all_cpu),
+        "arklow": (one_wall, one_cpu),
+        "what_if": (wi_wall, wi_cpu),
+        "flagged": len(result.flagged),
+        "results": results,
+        "quiet_share": quiet_held / quiet_demand if quiet_demand else 0.0,
+    }
+
+
+def figures(name: str) -> dict[str, Any]:
+    base = ROOT / "examples" / "traces"
+    topo = load_topology(base / f"{name}.yaml")
+    trace = read_trace(base / f"{name}.csv", topo.lanes_by_key)
+    results = simulate(topo, trace)
+
+    def quiet(policy: str) -> tuple[float, float]:
+        lanes = results[policy].lanes
+        return sum(lanes[k].held for k in QUIET[name]), sum(lanes[k].demand for k in QUIET[name])
+
+    out: dict[str, Any] = {"results": results, "days": trace.end / 86400}
+    for policy in results:
+        held, demand = quiet(policy)
+        out[f"quiet_{policy}"] = (held, demand)
+    worst = max(
+        results["arklow"].lanes[k].held / results["arklow"].lanes[k].demand for k in QUIET[name]
+    )
+    out["worst_quiet"] = worst
+    return out
+
+
+def report(speed_figures: dict[str, Any], examples: dict[str, dict[str, Any]], yard: float) -> str:
+    s = speed_figures
+    cores = os.cpu_count()
+    load = os.getloadavg()
+    lines = [
+        "# Simulation (issues 10 and 12)",
+        "",
+        f"Machine: {cores} cores; Python {platform.python_version()}; load average at the end "
+        f"{load[0]:.1f} / {load[1]:.1f} / {load[2]:.1f} (the machine is shared with other "
+        "sessions, so wall times are inflated; CPU time is the process's own).",
+        f"Yardstick in the same run: one `allocate` tick on 1,000 lanes / 100 pools took "
+        f"{yard:.1f} ms median (recorded on a quiet machine: {RECORDED_ALLOCATE_MS} ms, "
+        f"{yard / RECORDED_ALLOCATE_MS:.1f}× slower here).",
+        "",
+        f"## Speed: {s['days']}-day trace, 1-minute ticks ({s['ticks']:,} ticks), "
+        f"{s['lanes']:,} lanes / {s['pools']} pools",
+        "",
+        f"Trace: {s['rows']:,} rows (every lane reports every 5 minutes); topology split into "
+        f"{s['units']} independent units (`bench/simulate_inputs.py`).",
+        "",
+        "| run (load topology + read CSV + simulate) | wall | CPU | target |",
+        "|---|---|---|---|",
+        f"| read the trace alone | {s['read'][0]:.1f} s | {s['read'][1]:.1f} s | |",
+        f"| `simulate`, four policies (the default) | {s['all'][0]:.1f} s | {s['all'][1]:.1f} s "
+        "| ≤ 60 s |",
+        f"| `simulate --policies arklow` | {s['arklow'][0]:.1f} s | {s['arklow'][1]:.1f} s | |",
+        f"| `what-if` (d0 moved to another pool; {s['shared_units']} units shared by both sides, "
+        f"simulated once; {s['flagged']} lanes flagged) | {s['what_if'][0]:.1f} s | "
+        f"{s['what_if'][1]:.1f} s | ≤ 2× one simulate |",
+        "",
+        f"what-if / simulate (four policies): {s['what_if'][1] / s['all'][1]:.2f}× CPU, "
+        f"{s['what_if'][0] / s['all'][0]:.2f}× wall; what-if / simulate arklow only: "
+        f"{s['what_if'][1] / s['arklow'][1]:.2f}× CPU.",
+        "",
+        "| policy | served | utilization | replica-hours | scale actions |",
+        "|---|---|---|---|---|",
+    ]
+    for name, r in s["results"].items():
+        lines.append(
+            f"| {name} | {r.served_ratio:.2%} | {r.utilization:.2%} | {r.replica_hours:,.0f} | "
+            f"{r.scale_actions:,} |"
+        )
+    lines += [
+        "",
+        f"Quiet lanes (the 900 without bursts) under arklow: held {s['quiet_share']:.3%} of their "
+        "demand.",
+        "",
+        "## Figures on the example traces",
+        "",
+        "| trace | quiet held, arklow (worst lane) | utilization arklow / free-for-all "
+        "| replica-hours arklow / standalone | quiet held: arklow vs standalone |",
+        "|---|---|---|---|---|",
+    ]
+    for name, f in examples.items():
+        r = f["results"]
+        qa, qd = f["quiet_arklow"]
+        qs, _ = f["quiet_standalone"]
+        lines.append(
+            f"| `{name}` ({f['days']:.0f} d, {len(r['arklow'].lanes)} lanes) | "
+            f"{qa / qd:.3%} ({f['worst_quiet']:.3%}) | "
+            f"{r['arklow'].utilization:.2%} / {r['free-for-all'].utilization:.2%} = "
+            f"{r['arklow'].utilization / r['free-for-all'].utilization:.3f}× | "
+            f"{r['arklow'].replica_hours:.1f} / {r['standalone'].replica_hours:.1f} = "
+            f"{r['arklow'].replica_hours / r['standalone'].replica_hours:.2f}× | "
+            f"{qa:.2f} vs {qs:.2f} unit-hours |"
+        )
+    lines += [
+        "",
+        "Where the saving against `standalone` comes from: each member of a shared pool, alone,",
+        "must round its own need up to whole replicas (16 GPU units, 8 CPU units per node here),",
+        "keep its own minimum (⌈min / members⌉ each, so five members hold at least five nodes",
+        "where the pool holds two), carry its own headroom, and scale down only after its own",
+        "window. Pooled, one rounding, one minimum and one headroom serve everyone, and one",
+        "member's trough lends capacity to another's peak. Quiet lanes lose nothing for it:",
+        "under fair sharing a lane below its fair share is never held, so its held work stays 0",
+        "while the noisy lanes absorb the shortfall during their bursts.",
+    ]
+    return "\n".join(lines) + "\n"
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser()
+    parser.add_argument("--days", type=int, default=7)
+    args = parser.parse_args()
+    yard = allocate_yardstick()
+    with tempfile.TemporaryDirectory() as tmp:
+        speed_figures = speed(args.days, Path(tmp))
+    examples = {name: figures(name) for name in QUIET}
+    text = report(speed_figures, examples, yard)
+    (ROOT / "bench" / "RESULTS-simulate.md").write_text(text)
+    print(text)
+
+
+if __name__ == "__main__":
+    main()
