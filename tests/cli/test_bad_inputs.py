@@ -172,6 +172,11 @@ def cases(d: Path, compute_url: str, moto_url: str) -> list[Case]:
              "--project", "p", "--endpoint", "ftp://x"),
             "endpoint",
         ),
+        # the controller and orphans
+        Case("controller plan on a mistyped store", ("controller", "plan", "--store", f"sqlite:///{d}/no.db"), "store upgrade"),
+        Case("controller listen address", ("controller", "run", "--listen", "nonsense"), "listen"),
+        Case("export-trace duration", ("controller", "export-trace", "--since", "xyz"), "since"),
+        Case("orphans state file missing", ("topology", "orphans", "--stack", "dev", "--state", missing), "--state"),
         # dev servers
         Case("port out of range", ("dev", "compute-server", "--port", "99999"), "--port"),
         Case("error codes not numbers", ("dev", "compute-server", "--error-codes", "abc"), "--error-codes"),
