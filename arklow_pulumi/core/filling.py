@@ -66,7 +66,7 @@ def progressive_fill(
     heap = [(capacity[p] / slope[p], p) for p in range(m) if active[p] and slope[p] > 0]
     heapq.heapify(heap)
     lane_level = [cap / w for cap, w in zip(caps, weights, strict=True)]
-    order = sorted(range(n), key=lane_level.__getitem__)
+    order = sorted((i for i in range(n) if not frozen[i]), key=lane_level.__getitem__)
     order.append(n)  # sentinel: a level no pool bound reaches
     lane_level.append(math.nan)
     nxt = 0
