@@ -16,6 +16,7 @@ from dataclasses import dataclass
 
 from arklow_pulumi.controller.auth import Scope
 from arklow_pulumi.controller.ports import DemandReport
+from arklow_pulumi.core.spec import MAX_UNITS
 
 MAX_BODY_BYTES = 1024 * 1024
 MAX_REPORTS = 10_000
@@ -73,11 +74,11 @@ def validate_batch(
             raise BatchRefused(
                 422, f"reports[{i}]: lane {lane!r} is not in the topology", n, i, lane
             )
-        if not (math.isfinite(demand) and demand >= 0):
+        if not (math.isfinite(demand) and 0 <= demand <= MAX_UNITS):
             raise BatchRefused(
                 422,
                 f"reports[{i}]: demand of lane {lane!r} must be a finite number >= 0"
-                f" (got {demand})",
+                f" and <= {MAX_UNITS:g} (got {demand})",
                 n,
                 i,
                 lane,
