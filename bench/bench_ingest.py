@@ -59,8 +59,9 @@ def _sqlite_port(db: str) -> object:
 
     store = open_store(f"sqlite:///{db}")
     leadership = take_leadership(store)
+    # the attributes StoreDemandSink reads from the controller (no elector: SQLite, one process)
     controller = SimpleNamespace(
-        store=store, lease=leadership.lease, clock=SimpleNamespace(time=time.time)
+        store=store, lease=leadership.lease, elector=None, clock=SimpleNamespace(time=time.time)
     )
     store_sink = StoreDemandSink(controller)  # type: ignore[arg-type]
     known = frozenset(LANES)
