@@ -83,9 +83,14 @@ def fail(message: str, code: int = USAGE) -> NoReturn:
 
 
 def describe_usage_error(exc: click.ClickException) -> str:
-    """A click usage error as ``<command path>: <message>`` (the message names the option)."""
+    """A click usage error as ``<command path>: <message>`` (the message names the option). A
+    group run without a command (click would print its whole help) names the commands instead."""
     ctx = getattr(exc, "ctx", None)
     where = ctx.command_path if ctx is not None else "arklow"
+    if isinstance(exc, click.exceptions.NoArgsIsHelpError) and ctx is not None:
+        group = ctx.command
+        names = group.list_commands(ctx) if isinstance(group, click.Group) else []
+        return f"{where}: missing command (one of: {', '.join(names)}); see `{where} --help`"
     return f"{where}: {exc.format_message()}"
 
 

@@ -88,6 +88,8 @@ def cases(d: Path, compute_url: str, moto_url: str) -> list[Case]:
     return [
         # the command line itself
         Case("unknown command", ("nosuch",), "arklow: No such command"),
+        Case("no command", (), "arklow: missing command"),
+        Case("group without a command", ("supply",), "arklow supply: missing command"),
         Case("unknown option", ("--bogus",), "--bogus"),
         Case("unknown subcommand", ("topology", "shw"), "arklow topology"),
         Case("missing required option", ("allocate", "--topology", topo), "--demand"),
