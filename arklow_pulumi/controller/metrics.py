@@ -1,11 +1,13 @@
 """Prometheus metrics of the controller, on a registry of its own (never the global one).
 
 The per-pool, per-lane and per-target gauges are not kept as ``Gauge`` children updated every
-tick: a collector renders them at scrape time from the last :class:`Published` tick. A tick costs
-one reference swap whatever the topology's size, and a pool, lane or target that leaves the
-topology leaves the scrape with it (no stale series to remove by hand). Counters and histograms
-(tick duration, scale actions, supply errors, demand reports, HTTP requests) are ordinary
-prometheus-client objects; the scale-action series of a target that disappeared are removed.
+tick: they are written as text from the last :class:`Published` tick (:mod:`.exposition`), once
+per tick, at the first scrape after it. A tick costs one reference swap whatever the topology's
+size, and a pool, lane or target that leaves the topology leaves the scrape with it (no stale
+series to remove by hand). :meth:`Metrics.render` joins that text to the registry's. Counters
+and histograms (tick duration, scale actions, supply errors, demand reports, HTTP requests) are
+ordinary prometheus-client objects; the scale-action series of a target that disappeared are
+removed.
 
 Names follow Kueue / API Priority and Fairness habits: ``arklow_<object>_<quantity>_<unit>``,
 counters ending in ``_total``. A pool's pressure with zero capacity and positive demand is ``+Inf``.
@@ -16,7 +18,7 @@ from __future__ import annotations
 import math
 import threading
 import time
-from collections.abc import Callable, Iterator
+from collections.abc import Callable
 from typing import Literal
 
 import prometheus_client
@@ -27,124 +29,16 @@ from prometheus_client import (
     Histogram,
     generate_latest,
 )
-from prometheus_client.core import GaugeMetricFamily
-from prometheus_client.metrics_core import Metric
-from prometheus_client.registry import Collector
 
+from arklow_pulumi.controller.exposition import render_published
 from arklow_pulumi.controller.ports import Published
 
-POOL_STATES = ("idle", "steady", "constrained")
 TICK_BUCKETS = (0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1.0, 2.5, 5.0, 10.0, 30.0, 60.0)
 HTTP_BUCKETS = (0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1.0, 2.5)
 CONTENT_TYPE = "text/plain; version=0.0.4; charset=utf-8"
 
 # Typed alias: the library function is unannotated.
 _disable_created_metrics: Callable[[], None] = prometheus_client.disable_created_metrics
-
-
-class _PublishedCollector(Collector):
-    """Renders the gauges of the last published tick at scrape time."""
-
-    def __init__(self) -> None:
-        self.published: Published | None = None
-
-    def describe(self) -> list[Metric]:
-        return []
-
-    def collect(self) -> Iterator[Metric]:
-        published = self.published
-        if published is None:
-            return
-        tick = GaugeMetricFamily("arklow_published_tick", "Number of the last published tick")
-        tick.add_metric([], float(published.tick))
-        yield tick
-        at = GaugeMetricFamily(
-            "arklow_published_tick_timestamp_seconds", "Clock time of the last published tick"
-        )
-        at.add_metric([], published.time.timestamp())
-        yield at
-        yield from _pool_families(published)
-        yield from _lane_families(published)
-        yield from _target_families(published)
-
-
-def _gauges(prefix: str, labels: list[str], specs: dict[str, str]) -> dict[str, GaugeMetricFamily]:
-    return {
-        key: GaugeMetricFamily(f"{prefix}_{key}", doc, labels=labels) for key, doc in specs.items()
-    }
-
-
-def _pool_families(published: Published) -> Iterator[Metric]:
-    g = _gauges(
-        "arklow_pool",
-        ["pool", "resource"],
-        {
-            "capacity_units": "Pool capacity in units (static plus in-service replicas)",
-            "demand_units": "Pool demand in units (sum of min(demand, limit) x cost)",
-            "pressure_ratio": "Pool demand / capacity (+Inf with no capacity and some demand)",
-            "desired_replicas": "Replicas the pool's scale targets are asked for",
-        },
-    )
-    state = GaugeMetricFamily(
-        "arklow_pool_state", "1 for the pool's current state", labels=["pool", "resource", "state"]
-    )
-    for name, pool in published.pools.items():
-        labels = [name, pool.resource]
-        g["capacity_units"].add_metric(labels, pool.capacity)
-        g["demand_units"].add_metric(labels, pool.demand)
-        pressure = math.inf if pool.pressure is None else pool.pressure
-        g["pressure_ratio"].add_metric(labels, pressure)
-        g["desired_replicas"].add_metric(labels, float(pool.desired_replicas))
-        for s in POOL_STATES:
-            state.add_metric([*labels, s], 1.0 if pool.state == s else 0.0)
-    yield from g.values()
-    yield state
-
-
-def _lane_families(published: Published) -> Iterator[Metric]:
-    g = _gauges(
-        "arklow_lane",
-        ["destination", "lane"],
-        {
-            "demand_units": "Last demand reported by the lane (raw, not capped by its limit)",
-            "allocation_units": "Fair allocation of the lane",
-            "admission_units": "Units the lane may run now",
-            "held_units": "Work held back by pool sharing: min(demand, limit) - allocation",
-            "report_stale": "1 when the lane has no demand report fresher than the TTL",
-        },
-    )
-    for key, lane in published.lanes.items():
-        destination, _, name = key.partition("/")
-        labels = [destination, name]
-        g["demand_units"].add_metric(labels, lane.demand)
-        g["allocation_units"].add_metric(labels, lane.allocation)
-        g["admission_units"].add_metric(labels, lane.admission)
-        g["held_units"].add_metric(labels, lane.held)
-        g["report_stale"].add_metric(labels, 1.0 if lane.stale else 0.0)
-    yield from g.values()
-
-
-def _target_families(published: Published) -> Iterator[Metric]:
-    g = _gauges(
-        "arklow_target",
-        ["pool", "target"],
-        {
-            "desired_replicas": "Replicas the controller wants for the target",
-            "in_service_replicas": "Replicas in service (counted as capacity)",
-            "pending_replicas": "Replicas launched, not yet in service (never counted as capacity)",
-            "min_replicas": "The target's lower bound",
-            "max_replicas": "The target's upper bound",
-        },
-    )
-    for pool_name, pool in published.pools.items():
-        for name, target in pool.targets.items():
-            labels = [pool_name, name]
-            g["desired_replicas"].add_metric(labels, float(target.desired))
-            g["in_service_replicas"].add_metric(labels, float(target.in_service))
-            g["pending_replicas"].add_metric(labels, float(target.pending))
-            g["min_replicas"].add_metric(labels, float(target.min))
-            g["max_replicas"].add_metric(labels, float(target.max))
-    yield from g.values()
 
 
 class Metrics:
@@ -160,8 +54,8 @@ class Metrics:
         self.registry = CollectorRegistry()
         self._clock = clock
         self._lock = threading.Lock()
-        self._published = _PublishedCollector()
-        self.registry.register(self._published)
+        self._published: Published | None = None
+        self._published_text: tuple[Published | None, bytes] = (None, b"")
         r = self.registry
         self._tick_duration = Histogram(
             "arklow_tick_duration_seconds", "Duration of one tick", buckets=TICK_BUCKETS, registry=r
@@ -215,7 +109,7 @@ class Metrics:
     # -- TickObserver ---------------------------------------------------------------------------
 
     def tick_done(self, published: Published, duration_s: float, overran: bool) -> None:
-        self._published.published = published
+        self._published = published
         self._tick_duration.observe(duration_s)
         if overran:
             self._tick_overruns.inc()
@@ -248,8 +142,14 @@ class Metrics:
         self._http_duration.labels(route).observe(duration_s)
 
     def render(self) -> bytes:
-        """The Prometheus text exposition of this registry (``CONTENT_TYPE``)."""
-        return generate_latest(self.registry)
+        """The Prometheus text exposition (``CONTENT_TYPE``): the registry's counters and
+        histograms, then the gauges of the last published tick."""
+        published = self._published
+        cached_for, text = self._published_text
+        if cached_for is not published:
+            text = b"" if published is None else render_published(published).encode()
+            self._published_text = (published, text)
+        return generate_latest(self.registry) + text
 
     # -- internals ------------------------------------------------------------------------------
 

@@ -194,3 +194,20 @@ def test_each_instance_has_its_own_registry() -> None:
     assert value(b, "arklow_demand_reports_total", result="accepted") is None
     global_names = {f.name for f in prometheus_client.REGISTRY.collect()}
     assert not any(n.startswith("arklow_") for n in global_names)
+
+
+def test_label_values_are_escaped() -> None:
+    metrics = Metrics()
+    odd = 'we"ird\\name\nx'
+    metrics.tick_done(tick(1, {f"{odd}/lane": LANE}, {odd: pool()}), 0.01, False)
+    assert value(metrics, "arklow_lane_admission_units", destination=odd, lane="lane") == 4.5
+    assert value(metrics, "arklow_pool_capacity_units", pool=odd, resource="gpu") == 16.0
+
+
+def test_a_new_tick_replaces_the_rendered_gauges() -> None:
+    metrics = Metrics()
+    metrics.tick_done(tick(1, {"a/b": LANE}, {}), 0.01, False)
+    assert value(metrics, "arklow_published_tick") == 1.0
+    metrics.tick_done(tick(2, {"a/b": LaneView(1.0, 1.0, 0.0, 2.0)}, {}), 0.01, False)
+    assert value(metrics, "arklow_published_tick") == 2.0
+    assert value(metrics, "arklow_lane_admission_units", destination="a", lane="b") == 2.0
