@@ -11,10 +11,12 @@ import click
 
 from arklow_pulumi.cli.rendering import number
 from arklow_pulumi.cli.simulate import PATH, Fraction, Seconds
+from arklow_pulumi.core.errors import InvalidInput
+from arklow_pulumi.core.topology import Topology
 from arklow_pulumi.loading import load_topology
 from arklow_pulumi.simulation.describing import describe_change
 from arklow_pulumi.simulation.simulate import DEFAULT_LAUNCH_DELAY, DEFAULT_TICK
-from arklow_pulumi.simulation.tracing import read_trace
+from arklow_pulumi.simulation.tracing import Trace, read_trace
 from arklow_pulumi.simulation.whatif import DEFAULT_THRESHOLD, WhatIf
 from arklow_pulumi.simulation.whatif import what_if as run_what_if
 
@@ -115,9 +117,21 @@ def whatif_markdown(result: WhatIf, change: str, threshold: float) -> str:
 
 
 @click.command("what-if")
-@click.option("--before", "before_path", type=PATH, required=True, help="Topology before.")
-@click.option("--after", "after_path", type=PATH, required=True, help="Topology after.")
-@click.option("--trace", "trace_path", type=PATH, required=True, help="Demand trace CSV.")
+@click.option("--before", "before_path", type=PATH, default=None, help="Topology before.")
+@click.option("--after", "after_path", type=PATH, default=None, help="Topology after.")
+@click.option(
+    "--stack",
+    default=None,
+    help="Compare stacks/Pulumi.<stack>.yaml (after) with what the store holds (before).",
+)
+@click.option("--store", "store_url", default=None, help="Store URL, with --stack.")
+@click.option(
+    "--since",
+    default="7d",
+    show_default=True,
+    help="With --stack and no --trace: how much demand history to replay.",
+)
+@click.option("--trace", "trace_path", type=PATH, default=None, help="Demand trace CSV.")
 @click.option(
     "--format", "fmt", type=click.Choice(["json", "markdown"]), default="json", show_default=True
 )
@@ -135,20 +149,42 @@ def whatif_markdown(result: WhatIf, change: str, threshold: float) -> str:
 @click.pass_context
 def what_if(
     ctx: click.Context,
-    before_path: Path,
-    after_path: Path,
-    trace_path: Path,
+    before_path: Path | None,
+    after_path: Path | None,
+    stack: str | None,
+    store_url: str | None,
+    since: str,
+    trace_path: Path | None,
     fmt: str,
     threshold: float,
     fail_on_flag: bool,
     tick: float,
     launch_delay: float,
 ) -> None:
-    """Replay a trace on the topology before and after a change; flag lanes it would starve."""
-    before = load_topology(before_path)
-    after = load_topology(after_path)
-    known = {**before.lanes_by_key, **after.lanes_by_key}
-    trace = read_trace(trace_path, known)
+    """Replay a trace on the topology before and after a change; flag lanes it would starve.
+
+    Either --before, --after and --trace (files), or --stack: the stack's declared topology
+    against the store's, over the store's demand history unless --trace is given."""
+    if stack is not None:
+        if before_path is not None or after_path is not None:
+            raise InvalidInput.one("option --stack", "stack", "replaces --before and --after")
+        before, after, trace = _stack_inputs(stack, store_url, since, trace_path)
+    else:
+        if store_url is not None:
+            raise InvalidInput.one("option --store", "store", "is only used with --stack")
+        for option, given in (
+            ("--before", before_path),
+            ("--after", after_path),
+            ("--trace", trace_path),
+        ):
+            if given is None:
+                raise InvalidInput.one(
+                    f"option {option}", option[2:], "is required without --stack"
+                )
+        assert before_path is not None and after_path is not None and trace_path is not None
+        before = load_topology(before_path)
+        after = load_topology(after_path)
+        trace = read_trace(trace_path, {**before.lanes_by_key, **after.lanes_by_key})
     result = run_what_if(before, after, trace, tick, launch_delay, threshold)
     if fmt == "json":
         click.echo(json.dumps(whatif_document(result), indent=2))
@@ -156,3 +192,26 @@ def what_if(
         click.echo(whatif_markdown(result, describe_change(before, after), threshold))
     if fail_on_flag and result.flagged:
         ctx.exit(FLAGGED_EXIT)
+
+
+def _stack_inputs(
+    stack: str, store_url: str | None, since: str, trace_path: Path | None
+) -> tuple[Topology, Topology, Trace]:
+    from arklow_pulumi.cli.controller import parse_duration
+    from arklow_pulumi.simulation.stacks import (
+        carry_replicas,
+        history_trace,
+        stack_store_url,
+        stack_topology,
+        store_topology,
+    )
+    from arklow_pulumi.store_location import find_project_dir
+
+    project_dir = find_project_dir()
+    url = stack_store_url(project_dir, stack, store_url)
+    before = store_topology(url)
+    after = carry_replicas(before, stack_topology(project_dir, stack))
+    known = {**before.lanes_by_key, **after.lanes_by_key}
+    if trace_path is not None:
+        return before, after, read_trace(trace_path, known)
+    return before, after, history_trace(url, known, parse_duration(since))
