@@ -1,5 +1,8 @@
-"""``python -m arklow_pulumi.scenario``: the same as ``arklow dev run``."""
+"""``python -m arklow_pulumi.scenario [--tick S]``: the same as ``arklow dev run``."""
 
-from arklow_pulumi.cli.main import cli
+import sys
 
-cli(["dev", "run"])
+from arklow_pulumi.cli.main import main
+
+sys.argv = ["arklow", "dev", "run", *sys.argv[1:]]
+main()
