@@ -179,6 +179,9 @@ def cases(d: Path, compute_url: str, moto_url: str) -> list[Case]:
         Case("controller listen address", ("controller", "run", "--listen", "nonsense"), "listen"),
         Case("export-trace duration", ("controller", "export-trace", "--since", "xyz"), "since"),
         Case("orphans state file missing", ("topology", "orphans", "--stack", "dev", "--state", missing), "--state"),
+        # simulation
+        Case("simulate without a topology", ("simulate", "--trace", missing), "--topology"),
+        Case("what-if on missing files", ("what-if", "--before", missing, "--after", missing, "--trace", missing), "missing.yaml"),
         # dev servers
         Case("port out of range", ("dev", "compute-server", "--port", "99999"), "--port"),
         Case("error codes not numbers", ("dev", "compute-server", "--error-codes", "abc"), "--error-codes"),
