@@ -33,9 +33,10 @@ _STACK_NAME = re.compile(r"^[A-Za-z0-9_.-]+$")
 
 def stack_config_path(project_dir: Path, stack: str) -> Path:
     """``<stackConfigDir>/Pulumi.<stack>.yaml``; ``org/project/stack`` names use their last part."""
-    short = stack.rsplit("/", 1)[-1]
-    if not _STACK_NAME.match(short):
+    parts = stack.split("/")
+    if len(parts) > 3 or any(not _STACK_NAME.match(p) or p in (".", "..") for p in parts):
         raise InvalidInput.one(f"stack {stack!r}", "(name)", "is not a stack name")
+    short = parts[-1]
     config_dir = project_dir
     project_file = project_dir / "Pulumi.yaml"
     if project_file.is_file():
