@@ -246,3 +246,50 @@ def test_gpu_pool_asg_program_up_and_destroy(tmp_path: Path) -> None:
         assert stack.resources() == []
     finally:
         server.stop()
+
+
+# -- the traces, through arklow simulate ---------------------------------------------------------
+
+# example -> (the noisy lane, the quiet lanes)
+TRACES = {
+    "gpu_pool_asg": (
+        "embeddings/bulk",
+        ["search/interactive", "search/batch", "summarize/default"],
+    ),
+    "mig_autoscaler": ("ingest/backfill", ["ingest/stream", "transcode/vod"]),
+    "provider_quota": ("evals/nightly", ["chat/live", "summarize/documents"]),
+}
+
+
+@pytest.mark.parametrize("example", sorted(TRACES))
+def test_trace_under_simulate_keeps_quiet_lanes_whole(example: str) -> None:
+    directory = EXAMPLES / example
+    result = arklow(
+        "simulate",
+        "--topology",
+        str(directory / "topology.yaml"),
+        "--trace",
+        str(directory / "trace.csv"),
+        "--tick",
+        "300",
+        "--format",
+        "json",
+    )
+    assert result.returncode == 0, result.stderr
+    policies = json.loads(result.stdout)["policies"]
+    for name, policy in policies.items():
+        for lane, figures in policy["lanes"].items():
+            assert figures["served"] + figures["held"] == pytest.approx(figures["demand"]), (
+                name,
+                lane,
+            )
+    noisy, quiet = TRACES[example]
+    arklow_lanes = policies["arklow"]["lanes"]
+    assert arklow_lanes[noisy]["held"] > 0
+    for lane in quiet:  # fair sharing: the noisy lane's excess is what waits
+        assert arklow_lanes[lane]["held"] <= 0.001 * arklow_lanes[lane]["demand"], lane
+    # without fairness, the quiet lanes pay for the noisy one
+    unfair = policies["free-for-all"]["lanes"]
+    assert sum(unfair[lane]["held"] for lane in quiet) > 0
+    if example == "provider_quota":  # static capacity: nothing to scale under any policy
+        assert all(p["replica_hours"] == 0 for p in policies.values())
