@@ -23,7 +23,6 @@ from sqlalchemy import Connection, Row, select
 from sqlalchemy.exc import DBAPIError, IntegrityError
 
 from arklow_pulumi.core import rules
-from arklow_pulumi.core.errors import ArklowError
 from arklow_pulumi.core.topology import Destination, Pool, ScaleTarget, Topology
 from arklow_pulumi.store.engine import Store, StoreError, reading, writing
 from arklow_pulumi.store.identity import (
@@ -420,28 +419,6 @@ def get_target(store: Store, name: str) -> TargetView | None:
         return TargetView(current.name, target, found)
 
     return _query(store, read)
-
-
-def record_replicas(store: Store, name: str, replicas: int) -> None:
-    """Store a target's observed in-service replica count (the controller's observation)."""
-
-    def change(topo: Topology) -> Topology:
-        for pool in topo.pools.values():
-            for target in pool.scale_targets:
-                if target.name == name:
-                    updated = ScaleTarget(
-                        name=target.name,
-                        group=target.group,
-                        min_replicas=target.min_replicas,
-                        max_replicas=target.max_replicas,
-                        units_per_replica=target.units_per_replica,
-                        replicas=replicas,
-                        override_policies=target.override_policies,
-                    )
-                    return rules.update_target(topo, pool.name, updated)
-        raise ArklowError(f"scale target {name!r}: no such target in the store")
-
-    _apply(store, Scope(all_targets=True), _plain(change))
 
 
 # -- ownership -------------------------------------------------------------------------------

@@ -189,13 +189,6 @@ def test_declaring_a_pool_with_a_standalone_pool_name_adopts_it(store: Store) ->
     assert view is not None and view.pool.capacity == 9.0 and view.members == ("a",)
 
 
-def test_record_replicas(store: Store) -> None:
-    svc.create_pool(store, Pool("p", "gpu"))
-    svc.attach_target(store, "p", target("asg-1"))
-    svc.record_replicas(store, "asg-1", 3)
-    assert svc.get_target(store, "asg-1").target.replicas == 3  # type: ignore[union-attr]
-
-
 def test_constraints_back_up_the_rules(store: Store) -> None:
     svc.create_destination(store, dest("a", "gpu"))
     row = {"destination": "a", "resource": "gpu", "pool": "elsewhere"}
