@@ -111,5 +111,6 @@ def fill_history(store: Store, rows: list[tuple[float, str, float]], ago: float 
     by_time: dict[float, list[tuple[str, float]]] = {}
     for at, lane, demand in rows:
         by_time.setdefault(at, []).append((lane, demand))
-    for tick, (at, demand) in enumerate(sorted(by_time.items()), start=1):
-        write_tick(store, lease, TickRecord(tick=tick, at=start + at, published={}, demand=demand))
+    for tick, (offset, reports) in enumerate(sorted(by_time.items()), start=1):
+        record = TickRecord(tick=tick, at=start + offset, published={}, demand=reports)
+        write_tick(store, lease, record)
