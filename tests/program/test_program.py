@@ -145,3 +145,21 @@ def test_declared_store_is_a_secret_and_explicit_store_wins(tmp_path: Path) -> N
         assert value == url
         assert settle(pulumi.Output.from_input(store.is_secret()))[0] is True
     assert secret(mocks.of_type("Destination")["a"]["store"]) == url
+
+
+def test_every_resource_passes_its_owner_stack_and_urn() -> None:
+    """The provider records who created a row; inside it get_stack() is "stack" and create gets no
+    URN, so the program passes both as inputs, the URN formed as the engine forms it."""
+    with mocked({"arklow:topology": DEV["arklow:topology"]}) as mocks:
+        declared = main()
+        settle(*(m.pool for m in declared.memberships.values()))
+    recorded = [r for r in mocks.resources if "dynamic/arklow:" in r.typ]
+    assert len(recorded) >= 9
+    for resource in recorded:
+        assert resource.inputs["owner_stack"] == "dev"
+        assert resource.inputs["owner_urn"] == (
+            f"urn:pulumi:dev::arklow::{resource.typ}::{resource.name}"
+        )
+    # That the engine gives the resources these very URNs is checked under the real engine
+    # (tests/e2e/test_store_identity.py: no orphans after a converged up). The mock monitor
+    # qualifies the type with the root stack's, which the engine leaves out.
