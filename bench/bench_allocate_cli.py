@@ -157,6 +157,7 @@ def main() -> None:
         {"bare": [sys.executable, "-c", "pass"], "imports": [sys.executable, "-c", IMPORTS]}, runs
     )
     bare, imported = median(imports["bare"], "wall_s"), median(imports["imports"], "wall_s")
+    bare_cpu, imported_cpu = median(imports["bare"], "cpu_s"), median(imports["imports"], "cpu_s")
     rows: list[str] = []
     with tempfile.TemporaryDirectory(prefix="arklow-bench-") as tmp_dir:
         tmp = Path(tmp_dir)
@@ -176,8 +177,9 @@ def main() -> None:
         f"command as a child process, median of {runs} runs after one warm-up; wall from start "
         "to exit, CPU = user + system of the child, peak = its largest resident set.",
         "",
-        f"Import time: **{imported - bare:.3f} s** (interpreter with the command's imports "
-        f"{imported:.3f} s, bare interpreter {bare:.3f} s; medians).",
+        f"Import time: **{imported - bare:.3f} s** wall, **{imported_cpu - bare_cpu:.3f} s** CPU "
+        f"(interpreter with the command's imports {imported:.3f} s wall / {imported_cpu:.3f} s CPU, "
+        f"bare interpreter {bare:.3f} s / {bare_cpu:.3f} s; medians).",
         "",
         "| case | wall (median) | wall (min–max) | CPU | peak memory | target | ratio to a bare `json.load` of the same document (its wall) |",
         "|---|---|---|---|---|---|---|",
