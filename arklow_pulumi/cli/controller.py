@@ -52,16 +52,48 @@ def controller() -> None:
     help="Tokens file (YAML). Without it the API listens on loopback only.",
 )
 @click.option("--dry-run", is_flag=True, help="Decide and publish, but resize nothing.")
+@click.option(
+    "--lease-seconds",
+    type=click.FloatRange(min=0.1),
+    default=15.0,
+    show_default=True,
+    help="PostgreSQL replicas: how long a lease lasts without renewal (database clock).",
+)
+@click.option(
+    "--renew-deadline",
+    type=click.FloatRange(min=0.1),
+    default=10.0,
+    show_default=True,
+    help="PostgreSQL replicas: a leader that cannot renew within this stops acting.",
+)
+@click.option(
+    "--retry-period",
+    type=click.FloatRange(min=0.05),
+    default=2.0,
+    show_default=True,
+    help="PostgreSQL replicas: seconds between lease attempts and renewals.",
+)
 def run(
-    store_url: str | None, listen: str, interval: float, tokens_file: Path | None, dry_run: bool
+    store_url: str | None,
+    listen: str,
+    interval: float,
+    tokens_file: Path | None,
+    dry_run: bool,
+    lease_seconds: float,
+    renew_deadline: float,
+    retry_period: float,
 ) -> None:
     """Read the topology, take demand, publish admission, resize the scale targets."""
+    from arklow_pulumi.controller.electing import LeaseTiming
     from arklow_pulumi.controller.running import RunOptions, parse_listen
     from arklow_pulumi.controller.running import run as run_controller
     from arklow_pulumi.store_location import resolve_store_url
 
+    timing = LeaseTiming(lease_seconds, renew_deadline, retry_period).check()
     host, port = parse_listen(listen)
-    options = RunOptions(resolve_store_url(store_url), host, port, interval, tokens_file, dry_run)
+    options = RunOptions(
+        resolve_store_url(store_url), host, port, interval, tokens_file, dry_run, timing
+    )
     sys.exit(run_controller(options))
 
 

@@ -9,13 +9,15 @@ count is reported without any write. One group's failure never stops the others.
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, replace
 from typing import Literal
 
+from arklow_pulumi.controller import faults
 from arklow_pulumi.core.deciding import TargetDecision, TargetId
 from arklow_pulumi.core.topology import ScaleTarget
+from arklow_pulumi.supply import fencing
 from arklow_pulumi.supply.errors import SupplyError
 from arklow_pulumi.supply.groups import GroupState, Plan, ReplicaLimits, SetResult
 from arklow_pulumi.supply.planning import needs_change, plan_change
@@ -92,17 +94,41 @@ def describe_plan(changes: Sequence[Change]) -> list[str]:
     return lines
 
 
-def apply_changes(supply: SupplyRouter, changes: Sequence[Change]) -> ActReport:
+@dataclass(frozen=True, slots=True)
+class Fence:
+    """What each resize is made under: ``check`` re-checks the lease epoch right before the call
+    (raises :class:`~arklow_pulumi.store.runtime.LeaseLost` or a store error, and then nothing is
+    sent), and the call carries ``epoch`` and ``tick`` (:mod:`arklow_pulumi.supply.fencing`)."""
+
+    check: Callable[[], None]
+    epoch: int
+    tick: int
+
+
+def apply_changes(
+    supply: SupplyRouter, changes: Sequence[Change], fence: Fence | None = None
+) -> ActReport:
     if not changes:
         return ActReport()
     with ThreadPoolExecutor(max_workers=min(MAX_PARALLEL, len(changes))) as pool:
-        results = list(pool.map(lambda c: _apply(supply, c), changes))
+        results = list(pool.map(lambda c: _apply(supply, c, fence), changes))
     done = [(c, r) for c, r in zip(changes, results, strict=True) if isinstance(r, SetResult)]
     failed = [(c, r) for c, r in zip(changes, results, strict=True) if isinstance(r, SupplyError)]
     return ActReport(done, failed)
 
 
-def _apply(supply: SupplyRouter, change: Change) -> SetResult | SupplyError:
+def _apply(supply: SupplyRouter, change: Change, fence: Fence | None) -> SetResult | SupplyError:
+    if fence is None:
+        return _set(supply, change)
+    fence.check()
+    faults.hit("resize")
+    with fencing.acting_under(fence.epoch, fence.tick):
+        result = _set(supply, change)
+    faults.hit("resized")
+    return result
+
+
+def _set(supply: SupplyRouter, change: Change) -> SetResult | SupplyError:
     try:
         return supply.set_desired(
             change.state.ref,

@@ -1,7 +1,10 @@
 """The controller process: a few named tasks composed in one place.
 
 - **leadership** first (:mod:`.leasing`): on SQLite, an exclusive lock beside the database and
-  the lease at epoch 1; a second controller refuses to start with one line;
+  the lease at epoch 1; a second controller refuses to start with one line. On PostgreSQL every
+  process is a replica: an :class:`~.electing.Elector` thread takes or renews the lease, the tick
+  loop (:func:`.replicas.run_replica_loop`) leads or stands by, and a standby serves the last
+  published tick and stores demand reports (docs/controller-ha.md);
 - **tick loop** (:func:`.ticking.run_loop`) in a worker thread: store and cloud clients are
   blocking; the loop stops between ticks, never in the middle of one;
 - **HTTP API** (H5's :func:`.api.build_app`) on uvicorn, on a socket bound here first, so a port
@@ -18,19 +21,22 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import logging
+import os
 import signal
 import socket
 import sys
 import threading
-from collections.abc import Generator
-from dataclasses import dataclass
+import time
+from collections.abc import Callable, Generator
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
 import uvicorn
 
 from arklow_pulumi.controller.auth import TokenSet, is_loopback
-from arklow_pulumi.controller.leasing import LEASE_TTL_S, take_leadership
+from arklow_pulumi.controller.electing import Elector, LeaseTiming
+from arklow_pulumi.controller.leasing import LEASE_TTL_S, holder_id, take_leadership
 from arklow_pulumi.controller.ticking import Controller, TickSettings, run_loop
 from arklow_pulumi.core.errors import ArklowError, InvalidInput
 from arklow_pulumi.store.engine import Store, open_store
@@ -47,6 +53,24 @@ class RunOptions:
     interval_s: float = 10.0
     tokens_file: Path | None = None
     dry_run: bool = False
+    timing: LeaseTiming = field(default_factory=LeaseTiming)
+
+
+CLOCK_OFFSET_ENV = "ARKLOW_CLOCK_OFFSET_S"  # test-only: this replica's wall clock, shifted
+
+
+class OffsetClock:
+    """The system clock with its wall time shifted (the clock-jump fault test); monotonic time
+    and the lease (judged by the database clock) are unaffected."""
+
+    def __init__(self, offset_s: float) -> None:
+        self.offset_s = offset_s
+
+    def time(self) -> float:
+        return time.time() + self.offset_s
+
+    def monotonic(self) -> float:
+        return time.monotonic()
 
 
 def parse_listen(value: str) -> tuple[str, int]:
@@ -76,9 +100,12 @@ def supply_router() -> SupplyRouter:
 
 def run(options: RunOptions) -> int:
     _configure_logging()
+    options.timing.check()
     tokens = TokenSet.load(options.tokens_file) if options.tokens_file else None
     check_listen(options.host, tokens)
     store = open_store(options.store_url)
+    if store.dialect == "postgresql":
+        return _serve_replica(options, store, tokens, _bind(options.host, options.port))
     leadership = take_leadership(store, max(LEASE_TTL_S, 3 * options.interval_s))
     try:
         listener = _bind(options.host, options.port)
@@ -111,10 +138,56 @@ def _serve(
         f"arklow controller: store {store.display_url}, epoch {lease.epoch}, "
         f"listening on http://{shown}:{port}" + (" (dry run: no resize)" if options.dry_run else "")
     )
-    return asyncio.run(_tasks(controller, app, listener))
+    return asyncio.run(_tasks(lambda wait: run_loop(controller, wait), app, listener))
 
 
-async def _tasks(controller: Controller, app: Any, listener: socket.socket) -> int:
+def _serve_replica(
+    options: RunOptions, store: Store, tokens: TokenSet | None, listener: socket.socket
+) -> int:
+    from arklow_pulumi.controller.api import build_app
+    from arklow_pulumi.controller.metrics import Metrics
+    from arklow_pulumi.controller.replicas import run_replica_loop
+
+    metrics = Metrics()
+    settings = TickSettings(interval_s=options.interval_s, dry_run=options.dry_run)
+    offset = float(os.environ.get(CLOCK_OFFSET_ENV) or 0.0)
+    controller = Controller(
+        store,
+        supply_router(),
+        None,
+        settings=settings,
+        clock=OffsetClock(offset) if offset else None,
+        observer=metrics,
+        say=_say,
+    )
+    elector = Elector(
+        store,
+        holder_id(),
+        options.timing,
+        on_started=lambda lease: None,  # the tick loop reloads the state, then leads
+        on_stopped=controller.step_down,
+        observer=metrics,
+    )
+    controller.elector = elector
+    metrics.leadership(False, 0, None)
+    app = build_app(controller, tokens, metrics)
+    host, port = listener.getsockname()[:2]
+    shown = f"[{host}]" if ":" in host else host
+    _say(
+        f"arklow controller: store {store.display_url}, replica {elector.holder}, "
+        f"listening on http://{shown}:{port}" + (" (dry run: no resize)" if options.dry_run else "")
+    )
+    return asyncio.run(
+        _tasks(lambda wait: run_replica_loop(controller, elector, wait), app, listener, elector)
+    )
+
+
+async def _tasks(
+    loop_fn: Callable[[Callable[[float], bool]], None],
+    app: Any,
+    listener: socket.socket,
+    elector: Elector | None = None,
+) -> int:
     stop = threading.Event()
     server = _Server(uvicorn.Config(app, log_level="warning", lifespan="off", access_log=False))
     loop = asyncio.get_running_loop()
@@ -125,12 +198,15 @@ async def _tasks(controller: Controller, app: Any, listener: socket.socket) -> i
 
     for sig in (signal.SIGTERM, signal.SIGINT):
         loop.add_signal_handler(sig, shutdown)
-    ticking = asyncio.create_task(asyncio.to_thread(run_loop, controller, stop.wait), name="tick")
+    ticking = asyncio.create_task(asyncio.to_thread(loop_fn, stop.wait), name="tick")
     serving = asyncio.create_task(server.serve(sockets=[listener]), name="api")
-    done, _pending = await asyncio.wait({ticking, serving}, return_when=asyncio.FIRST_COMPLETED)
+    tasks = {ticking, serving}
+    if elector is not None:
+        tasks.add(asyncio.create_task(asyncio.to_thread(elector.run, stop), name="lease"))
+    done, _pending = await asyncio.wait(tasks, return_when=asyncio.FIRST_COMPLETED)
     graceful = stop.is_set()
     shutdown()
-    await asyncio.gather(ticking, serving, return_exceptions=True)
+    await asyncio.gather(*tasks, return_exceptions=True)
     for task in done:
         error = task.exception()
         if error is not None and not graceful:

@@ -31,9 +31,10 @@ class StoreDemandSink:
 
     def accept(self, reports: Sequence[DemandReport]) -> int:
         controller = self._controller
-        if controller.lease is None:
+        # Replicas (PostgreSQL, an elector) store reports whether they lead or not, unfenced:
+        # they are the clients' input, and the leader reads them from the store.
+        lease = None if controller.elector is not None else controller.lease
+        if lease is None and controller.elector is None:
             raise LeaseLost("this controller does not hold the lease; no report was stored")
         rows = [(r.lane, r.demand) for r in reports]
-        return store_demand_reports(
-            controller.store, controller.lease, rows, controller.clock.time()
-        )
+        return store_demand_reports(controller.store, lease, rows, controller.clock.time())

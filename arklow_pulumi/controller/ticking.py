@@ -25,11 +25,13 @@ import logging
 import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
-from typing import Protocol
+from typing import TYPE_CHECKING, Protocol
 
+from arklow_pulumi.controller import faults
 from arklow_pulumi.controller.acting import (
     ActReport,
     Change,
+    Fence,
     apply_changes,
     changes_to_make,
     describe_plan,
@@ -60,6 +62,7 @@ from arklow_pulumi.store.runtime import (
     TargetRecord,
     TickRecord,
     load_demand_reports,
+    load_published,
     load_snapshot,
     renew_lease,
     topology_fingerprint,
@@ -67,6 +70,9 @@ from arklow_pulumi.store.runtime import (
 )
 from arklow_pulumi.store.service import load_topology
 from arklow_pulumi.supply.routing import SupplyRouter
+
+if TYPE_CHECKING:
+    from arklow_pulumi.controller.electing import Elector
 
 log = logging.getLogger("arklow.controller")
 
@@ -162,6 +168,8 @@ class Controller:
         self.say = say
         self._memory = _Memory()
         self._sink = StoreDemandSink(self)
+        # Set on PostgreSQL (replicas): who leads, and the renew deadline every resize respects.
+        self.elector: Elector | None = None
 
     # -- ControllerPort --------------------------------------------------------------------
 
@@ -176,6 +184,8 @@ class Controller:
         return self._sink
 
     def leader(self) -> LeaderView:
+        if self.elector is not None:
+            return self.elector.view()
         lease = self.lease
         if lease is None:
             return LeaderView(leader=False, holder=None, epoch=0)
@@ -215,6 +225,7 @@ class Controller:
             topo, load_demand_reports(self.store), now, self.settings.ttl_s
         )
         targets = scale_targets(topo)
+        faults.hit("describe")
         groups, observed, errors, read = describe_targets(
             self.supply, targets, self._memory.observed
         )
@@ -255,7 +266,7 @@ class Controller:
             for line in plan:
                 self.say(f"tick {view.published.tick}: {line}")
         else:
-            plan, report = (), self._act(changes)
+            plan, report = (), self._act(changes, view.published.tick)
         self._publish(view, report)
         duration = self.clock.monotonic() - started
         overran = duration > self.settings.interval_s
@@ -275,12 +286,12 @@ class Controller:
 
     # -- act and publish -------------------------------------------------------------------
 
-    def _act(self, changes: tuple[Change, ...]) -> ActReport:
+    def _act(self, changes: tuple[Change, ...], tick: int) -> ActReport:
         if not changes:
             return ActReport()
-        assert self.lease is not None, "a controller acts only under its lease"
-        renew_lease(self.store, self.lease)  # fenced: a replica that lost the lease stops here
-        report = apply_changes(self.supply, changes)
+        lease = self._held()
+        fence = Fence(lambda: self._fence(lease), lease.epoch, tick)
+        report = apply_changes(self.supply, changes, fence)
         for change, result in report.done:
             if result.changed:
                 log.info("%s: %s -> %s", change.target, result.previous, result.desired)
@@ -290,6 +301,46 @@ class Controller:
             log.warning("%s: %s", change.target, error)
             self._supply_error(change.spec.kind, error)
         return report
+
+    def _held(self) -> Lease:
+        lease = self.lease
+        if lease is None:
+            raise LeaseLost("this replica does not lead; nothing written or resized")
+        return lease
+
+    def _fence(self, lease: Lease) -> None:
+        """Right before one resize: still leading by the renew deadline (this replica's monotonic
+        clock) and by the epoch in the database (compare-and-set renewal), then the deadline once
+        more (the renewal may have taken long)."""
+        elector = self.elector
+        if elector is not None and elector.leading() != lease:
+            raise LeaseLost(f"lease epoch {lease.epoch} no longer held; resize not sent")
+        renew_lease(self.store, lease)  # fenced: a replica that lost the lease stops here
+        if elector is not None and elector.leading() != lease:
+            raise LeaseLost(f"lease epoch {lease.epoch} no longer held; resize not sent")
+
+    # -- replicas (PostgreSQL) ------------------------------------------------------------------
+
+    def lead(self, lease: Lease) -> None:
+        """Leadership gained (elector callback): continue from the store, then tick under it."""
+        self.restore()
+        self.lease = lease
+
+    def step_down(self, lease: Lease) -> None:
+        """Leadership lost (elector callback): no resize or fenced write from here on."""
+        if self.lease == lease:
+            self.lease = None
+
+    def follow(self) -> None:
+        """A standby's tick: serve the leader's last published tick, know the topology's lanes."""
+        topo = self._topology()
+        self._sink.refresh(topo)
+        row = load_published(self.store)
+        memory = self._memory
+        if row is not None and row[0] != memory.tick:
+            memory.published = published_from_document(row[2])
+            memory.tick = row[0]
+        memory.ready = True
 
     def failed(self, error: Exception) -> None:
         """A tick that could not complete: not ready until one does."""
@@ -303,7 +354,7 @@ class Controller:
     def _publish(self, view: PlanView, report: ActReport) -> None:
         obs, decision, published = view.observation, view.decision, view.published
         memory = self._memory
-        assert self.lease is not None, "a controller writes only under its lease"
+        lease = self._held()
         recommendations = [
             (tid.name, obs.at, d.recommended) for tid, d in sorted(decision.targets.items())
         ]
@@ -318,7 +369,8 @@ class Controller:
             history_before=obs.at - self.settings.retention_s,
             recommendations_before=obs.at - self._window_s(obs.topology),
         )
-        write_tick(self.store, self.lease, record)
+        faults.hit("publish")
+        write_tick(self.store, lease, record)
         memory.written.update({t.target: t for t in targets})
         for name, at, replicas in recommendations:
             memory.history.setdefault(name, []).append(Recommendation(at, replicas))
@@ -328,7 +380,7 @@ class Controller:
         memory.observed = dict(obs.observed)
         memory.ready = obs.supply_read
         if self.observer is not None:
-            self.observer.leadership(True, self.lease.epoch, 0.0)  # write_tick renewed it
+            self.observer.leadership(True, lease.epoch, 0.0)  # write_tick renewed it
 
     def _target_records(self, obs: Observation, decision: Decision) -> list[TargetRecord]:
         records = []

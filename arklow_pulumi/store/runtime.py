@@ -227,14 +227,17 @@ def _transaction(store: Store, readonly: bool = False) -> Iterator[Connection]:
 
 
 def store_demand_reports(
-    store: Store, lease: Lease, reports: Sequence[tuple[str, float]], at: float
+    store: Store, lease: Lease | None, reports: Sequence[tuple[str, float]], at: float
 ) -> int:
-    """Keep each lane's newest report (a batch is stored whole or not at all)."""
+    """Keep each lane's newest report (a batch is stored whole or not at all). ``lease`` None:
+    a standby replica storing reports for the leader (client input, not a controller decision,
+    so unfenced)."""
     if not reports:
         return 0
     latest = dict(reports)  # a lane twice in one batch: its last value wins
     with _transaction(store) as conn:
-        _check(conn, lease)
+        if lease is not None:
+            _check(conn, lease)
         _upsert(
             conn,
             REPORTS,
@@ -242,6 +245,13 @@ def store_demand_reports(
             ("lane",),
         )
     return len(reports)
+
+
+def load_published(store: Store) -> tuple[int, float, dict[str, Any]] | None:
+    """The last published tick (tick, at, document), as a standby replica serves it."""
+    with _transaction(store, readonly=True) as conn:
+        row = conn.execute(select(PUBLISHED).where(PUBLISHED.c.name == PUBLISHED_NAME)).first()
+    return None if row is None else (row.tick, row.at, dict(row.document))
 
 
 def load_demand_reports(store: Store) -> dict[str, tuple[float, float]]:

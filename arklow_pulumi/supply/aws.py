@@ -18,6 +18,7 @@ from dataclasses import replace
 from typing import Any
 
 from arklow_pulumi.core.topology import GroupRef
+from arklow_pulumi.supply import fencing
 from arklow_pulumi.supply.clients import ClientCache
 from arklow_pulumi.supply.contract import describe_one
 from arklow_pulumi.supply.errors import (
@@ -207,9 +208,20 @@ class AwsAsgSupply:
         config = Config(
             retries={"mode": "standard", "max_attempts": self.botocore_max_attempts}, **timeouts
         )
-        return boto3.session.Session().client(
+        client = boto3.session.Session().client(
             "autoscaling", region_name=region, config=config, endpoint_url=self.endpoint_url
         )
+        client.meta.events.register("before-send.auto-scaling", _tag_epoch)
+        return client
+
+
+def _tag_epoch(request: Any, **_: Any) -> None:
+    """A resize made by the controller says its lease epoch in its User-Agent (unsigned)."""
+    token = fencing.current()
+    if token is not None:
+        agent = request.headers.get("User-Agent", b"")
+        agent = agent.decode() if isinstance(agent, bytes) else str(agent)
+        request.headers["User-Agent"] = f"{agent} {fencing.user_agent_tag(token)}"
 
 
 def map_aws_error(exc: Exception, ref: GroupRef | None) -> SupplyError:

@@ -28,6 +28,7 @@ from dataclasses import replace
 from typing import Any
 
 from arklow_pulumi.core.topology import GroupRef
+from arklow_pulumi.supply import fencing
 from arklow_pulumi.supply.clients import ClientCache
 from arklow_pulumi.supply.contract import describe_one
 from arklow_pulumi.supply.errors import (
@@ -233,7 +234,12 @@ class GcpMigSupply:
         """Carries out a plan made against ``current``: one mutation (polled), or none."""
         if plan.method == "unchanged":
             return SetResult.of(plan, current)
-        request_id = str(uuid.uuid4())
+        token = fencing.current()  # the controller's epoch and tick, when it is acting
+        request_id = (
+            str(uuid.uuid4())
+            if token is None
+            else fencing.request_id(token, str(plan.ref), plan.desired)
+        )
         if plan.method == "autoscaler_window":
             assert plan.window is not None
             self._move_window(current, plan.window[0], request_id)
