@@ -160,3 +160,13 @@ def test_unreadable_stack_topology_exits_2_naming_the_field(project: Path) -> No
     broken["pools"][0]["members"] = ["nobody"]
     write_topology(project / "stacks" / "Pulumi.dev.yaml", {"config": {"arklow:topology": broken}})
     assert_one_line_error(arklow(project, "what-if", "--stack", "dev"), "nobody")
+
+
+def test_missing_store_exits_2_and_never_prints_a_password(project: Path, tmp_path: Path) -> None:
+    missing = f"sqlite:///{tmp_path / 'nowhere' / 'arklow.db'}"
+    assert_one_line_error(arklow(project, "what-if", "--stack", "dev", "--store", missing), "store")
+    assert not (tmp_path / "nowhere").exists()
+    unreachable = "postgresql://arklow:pl4nted-pw@127.0.0.1:1/arklow"
+    proc = arklow(project, "what-if", "--stack", "dev", "--store", unreachable)
+    assert_one_line_error(proc, "store")
+    assert "pl4nted-pw" not in proc.stderr
