@@ -134,7 +134,8 @@ def _compile(topo: Topology) -> CompiledTopology:
             lane_keys.append(lane.key)
             weights.append(lane.weight)
             limits.append(lane.limit)
-            incidences = tuple((p, lane.cost.get(r, 1.0)) for p, r in dest_pools)
+            cost = lane.cost
+            incidences = tuple([(p, cost.get(r, 1.0)) for p, r in dest_pools])
             lane_pools.append(incidences)
             for p, c in incidences:
                 pool_lanes[p].append((i, c))

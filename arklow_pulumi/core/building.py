@@ -23,6 +23,7 @@ from arklow_pulumi.core.spec import (
     TopologySpec,
 )
 from arklow_pulumi.core.topology import (
+    EMPTY,
     Destination,
     GroupRef,
     Lane,
@@ -42,7 +43,7 @@ def destination_from_spec(spec: DestinationSpec) -> Destination:
             name=lane.name,
             limit=lane.limit,
             weight=lane.weight,
-            cost=frozen_map(lane.cost or {}),
+            cost=frozen_map(lane.cost) if lane.cost else EMPTY,
         )
         for lane in spec.lanes
     )
