@@ -6,10 +6,11 @@ Alembic (that import costs every program and provider process most of a second).
 
 from __future__ import annotations
 
-import os
 from pathlib import Path
 
-ENV_VAR = "ARKLOW_STORE"
+from arklow_pulumi.settings import STORE_ENV
+
+ENV_VAR = STORE_ENV.name
 DEFAULT_RELATIVE = Path(".arklow") / "arklow.db"
 
 
@@ -31,7 +32,7 @@ def resolve_store_url(
     explicit: str | None = None, configured: str | None = None, project_dir: Path | None = None
 ) -> str:
     """Explicit argument > ``arklow:store`` config > ``$ARKLOW_STORE`` > the default SQLite file."""
-    for candidate in (explicit, configured, os.environ.get(ENV_VAR)):
+    for candidate in (explicit, configured, STORE_ENV.get()):
         if candidate:
             return candidate
     return default_store_url(project_dir)

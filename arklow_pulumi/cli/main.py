@@ -25,6 +25,7 @@ from typing import NoReturn
 import click
 
 from arklow_pulumi.core.errors import ArklowError
+from arklow_pulumi.settings import DEBUG_ENV
 
 # command name -> "module:attribute"
 COMMANDS: dict[str, str] = {
@@ -116,7 +117,7 @@ def main() -> NoReturn:
         where = f"{exc.filename}: " if exc.filename else ""
         fail(f"{where}{exc.strerror or exc}")
     except Exception as exc:
-        if os.environ.get("ARKLOW_DEBUG"):
+        if DEBUG_ENV.get():
             raise
         fail(f"internal error ({type(exc).__name__}): {exc}", INTERNAL)
     sys.exit(code if isinstance(code, int) else 0)

@@ -18,7 +18,6 @@ progress: its creates are not in the state until they finish.
 from __future__ import annotations
 
 import json
-import os
 import shutil
 import subprocess
 from pathlib import Path
@@ -165,7 +164,7 @@ def orphans(
     from arklow_pulumi.store.service import delete_owned, owned_rows
 
     stack, deployment = load_state(stack, state_file)
-    url = resolve_store_url(store_url or os.environ.get("ARKLOW_STORE"))
+    url = resolve_store_url(store_url)
     store = open_store(url, read_only=not delete, create=False)
     found = find_orphans(owned_rows(store, stack), deployment)
     deleted: list[dict[str, Any]] = []

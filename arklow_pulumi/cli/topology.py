@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import json
-import os
 from typing import Any
 
 import click
@@ -32,7 +31,7 @@ def show(store_url: str | None, fmt: str) -> None:
     from arklow_pulumi.store import open_store, resolve_store_url
     from arklow_pulumi.store.service import load_topology
 
-    url = resolve_store_url(store_url or os.environ.get("ARKLOW_STORE"))
+    url = resolve_store_url(store_url)
     document = topology_document(load_topology(open_store(url, read_only=True)))
     if fmt == "json":
         click.echo(json.dumps(document, indent=2))

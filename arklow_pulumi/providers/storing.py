@@ -17,7 +17,6 @@ provider process ``pulumi.get_stack()`` is "stack" and the SDK hands ``create`` 
 from __future__ import annotations
 
 import functools
-import os
 import sys
 import threading
 from collections.abc import Callable
@@ -26,9 +25,10 @@ from typing import TYPE_CHECKING, Any
 
 from pulumi.dynamic import ConfigureRequest, ReadResult, ResourceProvider
 
+from arklow_pulumi import settings
 from arklow_pulumi.core.errors import ArklowError
 from arklow_pulumi.store.identity import Claim, Owner
-from arklow_pulumi.store_location import ENV_VAR, resolve_store_url
+from arklow_pulumi.store_location import resolve_store_url
 
 if TYPE_CHECKING:
     from arklow_pulumi.store import service as service
@@ -46,12 +46,8 @@ else:
 
     service = _LazyService("arklow_pulumi.store.service (lazy)")
 
-CONFIG_KEYS = (
-    "arklow:store",
-    "arklow:awsEndpoint",
-    "arklow:awsRegion",
-    "arklow:gcpComputeEndpoint",
-)
+# Every key the supply selection reads (arklow:gcpProject was once dropped here).
+CONFIG_KEYS = tuple(setting.key for setting in settings.PROVIDER_CONFIG_KEYS)
 
 
 _CALLS = ("check", "diff", "create", "read", "update", "delete")
@@ -120,7 +116,7 @@ class StoreProvider(ResourceProvider):
         """The store of a create or update: ``props`` are the program's current inputs."""
         explicit = props.get("store")
         url = resolve_store_url(
-            explicit if isinstance(explicit, str) else None, self.config.get("arklow:store")
+            explicit if isinstance(explicit, str) else None, settings.STORE.get(self.config)
         )
         return _open(url)
 
@@ -129,8 +125,8 @@ class StoreProvider(ResourceProvider):
         config and environment win over the URL there (a rotated password)."""
         in_state = props.get("store")
         for candidate in (
-            self.config.get("arklow:store"),
-            os.environ.get(ENV_VAR),
+            settings.STORE.get(self.config),
+            settings.STORE_ENV.get(),
             in_state if isinstance(in_state, str) else None,
         ):
             if candidate:

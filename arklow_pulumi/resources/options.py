@@ -21,13 +21,14 @@ from typing import Any
 import pulumi
 
 from arklow_pulumi.resources import registry
+from arklow_pulumi.settings import STORE
 from arklow_pulumi.store_location import find_project_dir, resolve_store_url
 
 
 def store_input(explicit: pulumi.Input[str] | None) -> pulumi.Output[str]:
     if explicit is not None:
         return pulumi.Output.secret(explicit)
-    configured = pulumi.Config("arklow").get_secret("store")
+    configured = pulumi.Config("arklow").get_secret(STORE.short)
     if configured is not None:
         return configured
     return pulumi.Output.secret(resolve_store_url(project_dir=_project_dir()))

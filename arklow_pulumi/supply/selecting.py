@@ -1,12 +1,12 @@
 """Choosing a supply binding and its endpoint, from provider config or the environment.
 
-Endpoints: the Compute API endpoint is ``arklow:gcpComputeEndpoint`` in provider config, else
+The keys, variables and their precedence are declared in :mod:`arklow_pulumi.settings`. In
+short: the Compute API endpoint is ``arklow:gcpComputeEndpoint`` in provider config, else
 ``ARKLOW_GCP_COMPUTE_ENDPOINT``, else the real API with default credentials. AWS honours
 ``arklow:awsEndpoint`` when set; otherwise boto3 itself reads ``AWS_ENDPOINT_URL`` (and
-``AWS_ENDPOINT_URL_AUTO_SCALING``) from the environment, exactly as any AWS tool would.
-
-The GCP project used for a group that names none is ``arklow:gcpProject``, else
-``GOOGLE_CLOUD_PROJECT``, else ``CLOUDSDK_CORE_PROJECT`` (gcloud's own override).
+``AWS_ENDPOINT_URL_AUTO_SCALING``) from the environment, exactly as any AWS tool would. The GCP
+project used for a group that names none is ``arklow:gcpProject``, else ``GOOGLE_CLOUD_PROJECT``,
+else ``CLOUDSDK_CORE_PROJECT`` (gcloud's own override).
 """
 
 from __future__ import annotations
@@ -15,18 +15,12 @@ import os
 from collections.abc import Mapping
 from dataclasses import dataclass
 
+from arklow_pulumi import settings
 from arklow_pulumi.core.errors import InvalidInput
 from arklow_pulumi.supply.contract import Supply
 from arklow_pulumi.supply.retrying import RetryPolicy
 
-GCP_ENDPOINT_ENV = "ARKLOW_GCP_COMPUTE_ENDPOINT"
-GCP_PROJECT_ENVS = ("GOOGLE_CLOUD_PROJECT", "CLOUDSDK_CORE_PROJECT")
-CONFIG_KEYS = {
-    "gcp_compute_endpoint": "arklow:gcpComputeEndpoint",
-    "gcp_project": "arklow:gcpProject",
-    "aws_endpoint_url": "arklow:awsEndpoint",
-    "aws_region": "arklow:awsRegion",
-}
+GCP_ENDPOINT_ENV = settings.GCP_COMPUTE_ENDPOINT_ENV.name
 
 
 @dataclass(frozen=True, slots=True)
@@ -43,17 +37,13 @@ class EndpointConfig:
     ) -> EndpointConfig:
         """Provider config (``arklow:*`` keys, or the same keys without the prefix) over the env."""
         env = os.environ if env is None else env
-
-        def get(field: str) -> str | None:
-            key = CONFIG_KEYS[field]
-            value = config.get(key, config.get(key.split(":", 1)[1]))
-            return str(value) if value not in (None, "") else None
-
         return cls(
-            gcp_compute_endpoint=get("gcp_compute_endpoint") or env.get(GCP_ENDPOINT_ENV) or None,
-            aws_endpoint_url=get("aws_endpoint_url"),
-            aws_region=get("aws_region"),
-            gcp_project=get("gcp_project") or _first_env(env, GCP_PROJECT_ENVS),
+            gcp_compute_endpoint=settings.GCP_COMPUTE_ENDPOINT.get(config)
+            or settings.GCP_COMPUTE_ENDPOINT_ENV.get(env),
+            aws_endpoint_url=settings.AWS_ENDPOINT.get(config),
+            aws_region=settings.AWS_REGION.get(config),
+            gcp_project=settings.GCP_PROJECT.get(config)
+            or settings.first_env(settings.GCP_PROJECT_ENVS, env),
         )
 
     @classmethod
@@ -76,11 +66,3 @@ def supply_for(kind: str, config: EndpointConfig | Mapping[str, object] | None =
 
         return GcpMigSupply(config.gcp_compute_endpoint, config.retry, config.gcp_project)
     raise InvalidInput.one("scale target", "kind", f"unknown kind {kind!r} (aws_asg or gcp_mig)")
-
-
-def _first_env(env: Mapping[str, str], names: tuple[str, ...]) -> str | None:
-    for name in names:
-        value = env.get(name, "").strip()
-        if value:
-            return value
-    return None
