@@ -42,7 +42,7 @@ def _keep_config(self: Any, request: Any, context: Any) -> Any:
     return _configure_stack(self, request, context)
 
 
-_policy._PolicyAnalyzerServicer.ConfigureStack = _keep_config  # type: ignore[method-assign]
+_policy._PolicyAnalyzerServicer.ConfigureStack = _keep_config  # type: ignore[method-assign,assignment]
 
 
 def validate(args: StackValidationArgs, report_violation: ReportViolation) -> None:
