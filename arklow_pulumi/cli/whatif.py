@@ -16,7 +16,7 @@ from arklow_pulumi.core.topology import Topology
 from arklow_pulumi.loading import load_topology
 from arklow_pulumi.simulation.describing import describe_change
 from arklow_pulumi.simulation.simulate import DEFAULT_LAUNCH_DELAY, DEFAULT_TICK
-from arklow_pulumi.simulation.tracing import Trace, read_trace
+from arklow_pulumi.simulation.tracing import Trace, parse_duration, read_trace
 from arklow_pulumi.simulation.whatif import DEFAULT_THRESHOLD, WhatIf
 from arklow_pulumi.simulation.whatif import what_if as run_what_if
 
@@ -197,7 +197,6 @@ def what_if(
 def _stack_inputs(
     stack: str, store_url: str | None, since: str, trace_path: Path | None
 ) -> tuple[Topology, Topology, Trace]:
-    from arklow_pulumi.cli.controller import parse_duration
     from arklow_pulumi.simulation.stacks import (
         carry_replicas,
         history_trace,

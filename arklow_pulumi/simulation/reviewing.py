@@ -88,7 +88,7 @@ def review_stack(
             since = policy_config.get("since")
             window = DEFAULT_HISTORY
             if isinstance(since, str):
-                from arklow_pulumi.cli.controller import parse_duration
+                from arklow_pulumi.simulation.tracing import parse_duration
 
                 window = parse_duration(since)
             trace = history_trace(url, known, window)

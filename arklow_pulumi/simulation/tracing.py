@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import csv
 import math
+import re
 from collections.abc import Collection, Iterable, Iterator
 from dataclasses import dataclass
 from datetime import UTC, datetime
@@ -19,6 +20,18 @@ from pathlib import Path
 from arklow_pulumi.core.errors import InvalidInput
 
 HEADER = ("time", "lane", "demand")
+_DURATION = re.compile(r"^\s*(\d+(?:\.\d+)?)\s*([smhdw]?)\s*$")
+_UNIT_S = {"": 1.0, "s": 1.0, "m": 60.0, "h": 3600.0, "d": 86400.0, "w": 604800.0}
+
+
+def parse_duration(value: str) -> float:
+    """Seconds in a history window such as ``7d``, ``12h`` or ``3600`` (``--since``)."""
+    found = _DURATION.match(value)
+    if found is None:
+        raise InvalidInput.one(
+            "option --since", "since", f"expected a duration like 7d, 12h or 3600, got {value!r}"
+        )
+    return float(found.group(1)) * _UNIT_S[found.group(2)]
 
 
 @dataclass(frozen=True, slots=True)
