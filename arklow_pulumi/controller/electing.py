@@ -23,6 +23,7 @@ import contextlib
 import logging
 import threading
 import time
+import uuid
 from collections.abc import Callable
 from dataclasses import dataclass
 
@@ -188,10 +189,17 @@ class Elector:
             if self._lease != lease:
                 return
             self._lease = None
+            # A new name: taking the lease again later is a take-over, with a new epoch.
+            self.holder = self._rename(self.holder)
         self._seen = LeaderView(False, None, lease.epoch)
         log.warning("stopped leading (epoch %d): %s", lease.epoch, why)
         self._report(False, lease.epoch, None)
         self.on_stopped(lease)
+
+    @staticmethod
+    def _rename(holder: str) -> str:
+        base, sep, _suffix = holder.rpartition(":")
+        return f"{base}{sep}{uuid.uuid4().hex[:8]}" if sep else f"{holder}:{uuid.uuid4().hex[:8]}"
 
     def _report(self, leader: bool, epoch: int, age_s: float | None) -> None:
         if self.observer is not None:

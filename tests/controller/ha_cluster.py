@@ -156,6 +156,8 @@ class Replica:
             return json.loads(answer.read())
 
     def leader(self) -> dict[str, Any] | None:
+        if not self.url:
+            return None
         try:
             answer: dict[str, Any] = self.get("/v1/leader")
             return answer
@@ -176,6 +178,8 @@ class Cluster:
     work: Path
     replicas: list[Replica] = field(default_factory=list)
     proxies: list[StoreProxy] = field(default_factory=list)
+    timing: tuple[str, ...] = tuple(TIMING)
+    interval: str = INTERVAL
     demand: float | None = None  # reported every 0.1 s while set (reports expire after 3 ticks)
     reported: int = 0  # acknowledged reports
     _stop: threading.Event = field(default_factory=threading.Event)
@@ -195,12 +199,18 @@ class Cluster:
         return url.set(port=proxy.port).render_as_string(hide_password=False), proxy
 
     def start(
-        self, name: str, *, store_url: str | None = None, env: dict[str, str] | None = None
+        self,
+        name: str,
+        *,
+        store_url: str | None = None,
+        env: dict[str, str] | None = None,
+        wait: bool = True,
     ) -> Replica:
+        """Start a replica; ``wait`` for its listening line (else it is read in the background)."""
         log_path = self.work / f"{name}.log"
         out = log_path.open("w")
         command = [
-            *(str(Path(sys.executable).with_name("arklow")),),
+            str(Path(sys.executable).with_name("arklow")),
             "controller",
             "run",
             "--store",
@@ -208,8 +218,8 @@ class Cluster:
             "--listen",
             "127.0.0.1:0",
             "--interval",
-            INTERVAL,
-            *TIMING,
+            self.interval,
+            *self.timing,
         ]
         process = subprocess.Popen(
             command,
@@ -223,13 +233,22 @@ class Cluster:
                 **(env or {}),
             },
         )
-        assert process.stdout is not None
-        first = process.stdout.readline()
-        if "listening on " not in first:
-            process.wait(timeout=10)
-            pytest.fail(f"replica {name} did not start: {first!r} {log_path.read_text()}")
-        replica = Replica(name, process, first.rsplit("listening on ", 1)[1].split()[0], log_path)
+        replica = Replica(name, process, "", log_path)
+        listening = threading.Event()
+
+        def read_first_line() -> None:
+            assert process.stdout is not None
+            first = process.stdout.readline()
+            if "listening on " in first:
+                replica.url = first.rsplit("listening on ", 1)[1].split()[0]
+            listening.set()
+
+        threading.Thread(target=read_first_line, daemon=True).start()
         self.replicas.append(replica)
+        if wait:
+            listening.wait(60)
+            if not replica.url:
+                pytest.fail(f"replica {name} did not start: {log_path.read_text()}")
         return replica
 
     def leaders(self) -> list[tuple[Replica, int]]:
@@ -245,7 +264,7 @@ class Cluster:
         """Demand to any live replica (followers store it for the leader)."""
         body = json.dumps({"reports": [{"lane": "ingest/default", "demand": demand}]}).encode()
         for replica in self.replicas:
-            if not replica.alive():
+            if not replica.alive() or not replica.url:
                 continue
             request = urllib.request.Request(
                 replica.url + "/v1/demand", body, {"Content-Type": "application/json"}

@@ -53,10 +53,20 @@ def armed(rng: random.Random) -> dict[str, str]:
 def test_kill_9_of_the_leader_at_seeded_points(store_url: str, tmp_path: Path) -> None:
     rng = random.Random(11)
     with ha_cluster(store_url, tmp_path) as cluster:
+        # Shorter still than the other tests: 50 take-overs, each waiting for a lease to expire.
+        cluster.timing = (
+            "--lease-seconds",
+            "1.2",
+            "--renew-deadline",
+            "0.9",
+            "--retry-period",
+            "0.2",
+        )
+        cluster.interval = "0.2"
         cluster.compute.set_faults(CLOUD_ERRORS)
-        for i in range(2):
-            cluster.start(f"r{i}", env=armed(rng))
-        kills, started, last_kill = 0, 2, time.monotonic()
+        for i in range(4):
+            cluster.start(f"r{i}", env=armed(rng), wait=False)
+        kills, started, last_kill = 0, 4, time.monotonic()
         while kills < KILLS:
             cluster.demand = rng.choice([0.0, 3.0, 9.0, 15.0, 30.0])
             for replica in list(cluster.replicas):
@@ -65,7 +75,7 @@ def test_kill_9_of_the_leader_at_seeded_points(store_url: str, tmp_path: Path) -
                     replica.name = "dead"
                     kills += 1
                     last_kill = time.monotonic()
-                    cluster.start(f"r{started}", env=armed(rng))
+                    cluster.start(f"r{started}", env=armed(rng), wait=False)
                     started += 1
             if time.monotonic() - last_kill > 90:
                 pytest.fail(f"no replica hit its fault point for 90 s after {kills} kills")
@@ -75,7 +85,7 @@ def test_kill_9_of_the_leader_at_seeded_points(store_url: str, tmp_path: Path) -
         leader = eventually(lambda: cluster.leaders(), "a leader after the last kill")
         assert len(leader) == 1
         resizes = check_resizes(cluster)
-        assert len({epoch for epoch, _ in resizes}) > 5  # many leaders resized, in order
+        assert len({epoch for epoch, _ in resizes}) > KILLS // 10  # many leaders resized, in order
 
 
 def test_the_leader_cut_off_from_the_store_stops_before_its_lease_expires(
