@@ -8,7 +8,8 @@ from typing import Any
 import click
 
 from arklow_pulumi.cli.rendering import number, table
-from arklow_pulumi.core.topology import Topology
+from arklow_pulumi.core.topology import Lane, ScaleTarget, Topology
+from arklow_pulumi.topology_documents import lane_document, pool_document, target_document
 
 
 @click.group()
@@ -40,18 +41,13 @@ def show(store_url: str | None, fmt: str) -> None:
 
 
 def topology_document(topo: Topology) -> dict[str, Any]:
+    """The store's topology for people and scripts: the shared value documents, keyed by name,
+    with integral numbers printed as integers."""
     destinations = {
         name: {
             "resources": list(dest.resources),
             "pools": dict(topo.pools_of(name)),
-            "lanes": {
-                lane.name: {
-                    "limit": number(lane.limit),
-                    "weight": number(lane.weight),
-                    "cost": {r: number(c) for r, c in lane.cost.items()} or None,
-                }
-                for lane in dest.lanes
-            },
+            "lanes": {lane.name: _lane(lane) for lane in dest.lanes},
         }
         for name, dest in sorted(topo.destinations.items())
     }
@@ -61,20 +57,35 @@ def topology_document(topo: Topology) -> dict[str, Any]:
             "standalone": topo.is_standalone(name),
             "members": list(topo.members(name)),
             "capacity": number(pool.capacity),
-            "scale_targets": [
-                {
-                    "name": t.name,
-                    "kind": t.kind,
-                    "min_replicas": t.min_replicas,
-                    "max_replicas": t.max_replicas,
-                    "units_per_replica": number(t.units_per_replica),
-                }
-                for t in pool.scale_targets
-            ],
+            "scale_targets": [_target(t) for t in pool.scale_targets],
+            "scale_policy": _numbers(pool_document(pool)["scale_policy"]),
         }
         for name, pool in sorted(topo.pools.items())
     }
     return {"destinations": destinations, "pools": pools}
+
+
+def _lane(lane: Lane) -> dict[str, Any]:
+    doc = lane_document(lane)
+    return {key: _numbers(doc[key]) for key in ("limit", "weight", "cost")}
+
+
+def _target(target: ScaleTarget) -> dict[str, Any]:
+    doc = target_document(target)
+    return {
+        "name": target.name,
+        "kind": doc["group"]["kind"],
+        "min_replicas": doc["min_replicas"],
+        "max_replicas": doc["max_replicas"],
+        "units_per_replica": number(doc["units_per_replica"]),
+    }
+
+
+def _numbers(value: Any) -> Any:
+    """``value`` with every float in it (a number or a mapping's values) through :func:`number`."""
+    if isinstance(value, dict):
+        return {key: _numbers(item) for key, item in value.items()}
+    return number(value) if isinstance(value, float) else value
 
 
 def topology_table(document: dict[str, Any]) -> str:

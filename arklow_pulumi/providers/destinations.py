@@ -20,6 +20,7 @@ from arklow_pulumi.providers.storing import (
     with_store,
 )
 from arklow_pulumi.store.identity import new_create_id
+from arklow_pulumi.topology_documents import destination_document
 
 INPUTS = ("arklow_name", "resources", "lanes", "standalone_capacity")
 IDENTITY = ("arklow_name",)
@@ -90,17 +91,7 @@ class DestinationProvider(StoreProvider):
         dest = view.destination
         outs = {
             "arklow_name": dest.name,
-            "resources": list(dest.resources),
-            "lanes": [
-                {
-                    "name": lane.name,
-                    "limit": lane.limit,
-                    "weight": lane.weight,
-                    "cost": dict(lane.cost) or None,
-                }
-                for lane in dest.lanes
-            ],
-            "standalone_capacity": dict(dest.standalone_capacity),
+            **destination_document(dest),
             "pools": view.pools,
             "standalone_pools": view.standalone_pools,
         }

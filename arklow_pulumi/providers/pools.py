@@ -22,6 +22,7 @@ from arklow_pulumi.providers.storing import (
     with_store,
 )
 from arklow_pulumi.store.identity import new_create_id
+from arklow_pulumi.topology_documents import pool_document
 
 INPUTS = ("arklow_name", "resource", "capacity", "headroom", "scale_policy")
 STEPS = ("max_step_up", "max_step_down")
@@ -102,10 +103,7 @@ class PoolProvider(StoreProvider):
             return {}
         outs = {
             "arklow_name": view.pool.name,
-            "resource": view.pool.resource,
-            "capacity": view.pool.capacity,
-            "headroom": view.pool.headroom,
-            "scale_policy": policy_document(view.pool.scale_policy),
+            **pool_document(view.pool),
             "standalone": view.standalone,
             "members": list(view.members),
             "scale_targets": [t.name for t in view.pool.scale_targets],

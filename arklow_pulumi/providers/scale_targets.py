@@ -49,6 +49,7 @@ from arklow_pulumi.store.identity import new_create_id
 from arklow_pulumi.supply.contract import Supply
 from arklow_pulumi.supply.selecting import EndpointConfig, supply_for
 from arklow_pulumi.supply.verifying import verify_target
+from arklow_pulumi.topology_documents import target_document
 
 INPUTS = (
     "arklow_name",
@@ -276,17 +277,6 @@ class ScaleTargetProvider(StoreProvider):
         outs = {
             "arklow_name": target.name,
             "pool": view.pool,
-            "group": {
-                "kind": target.kind,
-                "name": target.group.name,
-                "region": target.group.region,
-                "zone": target.group.zone,
-                "project": target.group.project,
-            },
-            "min_replicas": target.min_replicas,
-            "max_replicas": target.max_replicas,
-            "units_per_replica": target.units_per_replica,
-            "override_policies": target.override_policies,
-            "replicas": target.replicas,
+            **target_document(target),
         }
         return with_store(outs, props)

@@ -17,11 +17,9 @@ from typing import Any
 from sqlalchemy import Connection, Row, Table, delete, insert, or_, select, update
 
 from arklow_pulumi.core.building import policy_from_document
-from arklow_pulumi.core.policy import policy_document
 from arklow_pulumi.core.topology import (
     Destination,
     GroupRef,
-    Lane,
     Pool,
     ScaleTarget,
     Topology,
@@ -30,6 +28,11 @@ from arklow_pulumi.core.topology import (
 )
 from arklow_pulumi.store.identity import Claim, Identity
 from arklow_pulumi.store.tables import DestinationRow, MembershipRow, PoolRow, ScaleTargetRow
+from arklow_pulumi.topology_documents import (
+    destination_document,
+    lane_from_document,
+    pool_document,
+)
 
 DESTINATIONS: Table = DestinationRow.__table__  # type: ignore[assignment]
 POOLS: Table = PoolRow.__table__  # type: ignore[assignment]
@@ -142,16 +145,7 @@ def _add_targets(rows: _Rows, target_rows: Iterable[Row[Any]]) -> None:
 
 
 def _destination(r: Row[Any]) -> Destination:
-    lanes = tuple(
-        Lane(
-            destination=r.name,
-            name=lane["name"],
-            limit=lane["limit"],
-            weight=lane["weight"],
-            cost=frozen_map(lane.get("cost") or {}),
-        )
-        for lane in r.lanes
-    )
+    lanes = tuple(lane_from_document(r.name, lane) for lane in r.lanes)
     return Destination(
         name=r.name,
         resources=tuple(r.resources),
@@ -246,31 +240,11 @@ def _targets_by_name(topo: Topology) -> dict[str, tuple[str, ScaleTarget]]:
 
 
 def _destination_values(dest: Destination) -> dict[str, Any]:
-    return {
-        "name": dest.name,
-        "resources": list(dest.resources),
-        "lanes": [
-            {
-                "name": lane.name,
-                "limit": lane.limit,
-                "weight": lane.weight,
-                "cost": dict(lane.cost) or None,
-            }
-            for lane in dest.lanes
-        ],
-        "standalone_capacity": dict(dest.standalone_capacity),
-    }
+    return {"name": dest.name, **destination_document(dest)}
 
 
 def _pool_values(pool: Pool) -> dict[str, Any]:
-    return {
-        "name": pool.name,
-        "resource": pool.resource,
-        "capacity": pool.capacity,
-        "headroom": pool.headroom,
-        "owner": pool.owner,
-        "scale_policy": policy_document(pool.scale_policy),
-    }
+    return {"name": pool.name, "owner": pool.owner, **pool_document(pool)}
 
 
 def _target_values(item: tuple[str, ScaleTarget]) -> dict[str, Any]:

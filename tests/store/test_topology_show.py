@@ -66,6 +66,7 @@ def test_show_json(store: Store) -> None:
                 "units_per_replica": 8,
             }
         ],
+        "scale_policy": None,  # the defaults
     }
     assert document["pools"]["reports/gpu"] == {
         "resource": "gpu",
@@ -73,7 +74,19 @@ def test_show_json(store: Store) -> None:
         "members": ["reports"],
         "capacity": 4,
         "scale_targets": [],
+        "scale_policy": None,
     }
+
+
+def test_show_json_includes_a_pools_scale_policy(store: Store) -> None:
+    from arklow_pulumi.core.policy import ScalePolicy
+
+    policy = ScalePolicy(max_step_up=2, max_step_up_percent=50.0, tolerance=0.25)
+    svc.create_pool(store, Pool("batch", "cpu", scale_policy=policy))
+    result = CliRunner().invoke(cli, ["topology", "show", "--store", store.url, "--format", "json"])
+    assert result.exit_code == 0, result.output
+    shown = json.loads(result.output)["pools"]["batch"]["scale_policy"]
+    assert shown == {"max_step_up": 2, "max_step_up_percent": 50, "tolerance": 0.25}
 
 
 def test_show_table(store: Store) -> None:
