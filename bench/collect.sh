@@ -1,15 +1,28 @@
 #!/usr/bin/env bash
 # Assemble bench/RESULTS.md from the sections each benchmark writes (bench/RESULTS-*.md).
+# Known sections come in a fixed order; any other RESULTS-*.md (a new benchmark) follows them, so
+# no section is ever left out. A section whose benchmark has not run yet is simply absent.
 set -euo pipefail
 cd "$(dirname "$0")"
+order=(allocation allocate-cli store supply tick controller ingest pulumi main-job simulate whatif ha)
+parts=()
+for part in "${order[@]}"; do
+  [[ -f "RESULTS-$part.md" ]] && parts+=("$part")
+done
+for file in RESULTS-*.md; do
+  part=${file#RESULTS-}
+  part=${part%.md}
+  [[ " ${order[*]} " == *" $part "* ]] || parts+=("$part")
+done
 {
   echo "# Benchmark results"
   echo
-  echo "Recorded on this project's development machine: $(nproc) cores, $(python3 --version 2>&1)."
-  echo "Each section is written by its benchmark (\`make bench\` re-runs them all); figures are compared"
-  echo "as ratios within one run where the issue asks for a comparison. No timing is asserted in tests."
-  for part in allocation store supply tick ingest pulumi; do
+  echo "Assembled on a machine with $(nproc) cores, $(python3 --version 2>&1); each section states the"
+  echo "core count and load it was recorded under. Each section is written by its benchmark (\`make bench\`"
+  echo "re-runs them all); figures are compared as ratios within one run where the issue asks for a"
+  echo "comparison. No timing is asserted in tests."
+  for part in "${parts[@]}"; do
     echo
-    sed 's/^# /## /' "RESULTS-$part.md"
+    sed 's/^\(#\+\) /#\1 /' "RESULTS-$part.md"
   done
 } > RESULTS.md
