@@ -23,6 +23,10 @@ done
   echo "comparison. No timing is asserted in tests."
   for part in "${parts[@]}"; do
     echo
-    sed 's/^\(#\+\) /#\1 /' "RESULTS-$part.md"
+    # the file's first heading becomes a level-2 one, the others keep their depth below it
+    awk 'BEGIN { shift = -1 }
+         /^#+ / { n = index($0, " ") - 1; if (shift < 0) shift = 2 - n; d = n + shift; if (d < 2) d = 2;
+                  h = ""; for (i = 0; i < d; i++) h = h "#"; print h substr($0, n + 1); next }
+         { print }' "RESULTS-$part.md"
   done
 } > RESULTS.md
