@@ -11,7 +11,8 @@ poolers). A replica takes the lease when it is free or expired by the database c
 bumps the epoch, and every runtime write and resize is fenced by it (see
 :mod:`arklow_pulumi.store.runtime`). A starting replica that finds the lease held waits once
 for it to expire (a crashed holder stops renewing); if it is still renewed, it refuses to start.
-Running replicas as standbys is a later issue.
+``arklow controller run`` on PostgreSQL does not use :func:`take_leadership`: its processes are
+replicas that stand by and take over (:mod:`.electing`, docs/controller-ha.md).
 """
 
 from __future__ import annotations
