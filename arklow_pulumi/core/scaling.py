@@ -3,9 +3,10 @@
 Single tick: ``needed = demand × (1 + headroom)`` units; the pool's static capacity already covers
 part of it, so the targets must supply ``max(0, needed - static capacity)``. Those units are split
 across the pool's targets in proportion to each target's largest supply
-(``max_replicas × units_per_replica``), each share turned into replicas by ``ceil`` and clamped
-to the target's ``[min_replicas, max_replicas]``. A pool without demand (no members, or idle)
-settles every target to its minimum.
+(``max_replicas × units_per_replica``), each share turned into whole replicas (rounded down,
+then rounded up by largest remainder only until the units are covered, so two equal targets
+needing 5 replicas get 3 + 2, not 3 + 3) within the target's ``[min_replicas, max_replicas]``.
+A pool without demand (no members, or idle) settles every target to its minimum.
 
 Over time the controller smooths this decision with the scale policy
 (:mod:`arklow_pulumi.core.policy`, applied by :mod:`arklow_pulumi.core.deciding`).
@@ -49,11 +50,33 @@ def desired_replicas(
     if not targets:
         return ()
     units = target_units(demand, headroom, static_capacity)
-    shares = _split(units, targets)
-    return tuple(
-        clamp(replicas_for(share, t.units_per_replica), t.min_replicas, t.max_replicas)
-        for share, t in zip(shares, targets, strict=True)
-    )
+    exact = [
+        share / t.units_per_replica
+        for share, t in zip(_split(units, targets), targets, strict=True)
+    ]
+    counts = [
+        clamp(_floor(x), t.min_replicas, t.max_replicas)
+        for x, t in zip(exact, targets, strict=True)
+    ]
+
+    # Round up one replica at a time, largest remainder first, only until the units are covered:
+    # the targets together run ceil(units / units_per_replica), not one extra per target.
+    def short() -> bool:
+        supplied = sum(c * t.units_per_replica for c, t in zip(counts, targets, strict=True))
+        return units - supplied > _EPS * max(1.0, units)
+
+    while short():
+        room = [k for k, t in enumerate(targets) if counts[k] < t.max_replicas]
+        if not room:
+            break
+        k = max(room, key=lambda i: (exact[i] - counts[i], -i))
+        counts[k] += 1
+    return tuple(counts)
+
+
+def _floor(x: float) -> int:
+    """``floor`` tolerant of float noise (2.9999999999 → 3)."""
+    return max(0, math.floor(x + _EPS * max(1.0, abs(x))))
 
 
 def _split(units: float, targets: Sequence[ScaleTarget]) -> list[float]:

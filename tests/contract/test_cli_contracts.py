@@ -315,3 +315,58 @@ def test_simulate_bad_input_is_exit_2_one_line(tmp_path: Path, trace: str) -> No
     topo = write(tmp_path / "t.yaml", SHARED)
     csv = write(tmp_path / "trace.csv", trace)
     assert_one_line_error(run(["simulate", "--topology", str(topo), "--trace", str(csv)]))
+
+
+MANY_POOLS = """
+destinations:
+  - {name: a, resources: [gpu, cpu], lanes: [{name: l, limit: 10}]}
+  - {name: b, resources: [gpu], lanes: [{name: l, limit: 10}]}
+  - {name: c, resources: [cpu], lanes: [{name: l, limit: 10}]}
+  - name: w
+    resources: [disk]
+    lanes:
+      - {name: hi, limit: 10, weight: 3}
+      - {name: lo, limit: 10}
+      - {name: small, limit: 10, weight: 3}
+  - {name: z, resources: [tpu], lanes: [{name: l, limit: 5}]}
+  - {name: e, resources: [mem], lanes: [{name: l, limit: 5}]}
+pools:
+  - {name: g, resource: gpu, capacity: 4, members: [a, b]}
+  - {name: c, resource: cpu, capacity: 10, members: [a, c]}
+  - {name: d, resource: disk, capacity: 10, members: [w]}
+  - name: empty
+    resource: gpu
+    members: []
+    scale_targets:
+      - {kind: aws_asg, name: t, min_replicas: 2, max_replicas: 5, units_per_replica: 1, replicas: 3}
+  - name: two
+    resource: mem
+    members: [e]
+    headroom: 0
+    scale_targets:
+      - {kind: aws_asg, name: t1, min_replicas: 0, max_replicas: 5, units_per_replica: 1, replicas: 0}
+      - {kind: aws_asg, name: t2, min_replicas: 0, max_replicas: 5, units_per_replica: 1, replicas: 0}
+"""
+
+
+def test_allocate_progressive_filling_weights_and_scale_decision(tmp_path: Path) -> None:
+    demand = 'lanes: {"a/l": 10, "b/l": 10, "c/l": 10, "w/hi": 10, "w/lo": 10, "w/small": 1, '
+    demand += '"z/l": 3, "e/l": 5}'
+    doc = allocate(tmp_path, MANY_POOLS, demand)
+    check_allocate_shape(doc)
+    got = {k: v["allocation"] for k, v in doc["lanes"].items()}
+    # All pools at once: g saturates at level 2 (a 2, b 2); c then rises alone to 10 - 2 = 8.
+    # d by weight: small freezes at 1; 3L + L + 1 = 10 → L = 2.25: hi 6.75, lo 2.25.
+    expected = {"a/l": 2, "b/l": 2, "c/l": 8, "w/hi": 6.75, "w/lo": 2.25, "w/small": 1}
+    assert got == pytest.approx({**expected, "z/l": 0, "e/l": 0})
+    # Constrained pools add nothing at admission.
+    assert {k: v["admission"] for k, v in doc["lanes"].items()} == pytest.approx(got)
+    pools = doc["pools"]
+    assert (pools["g"]["pressure"], pools["c"]["pressure"]) == (5, 2)
+    # No members: idle, pressure 0, targets settle to min.
+    empty = pools["empty"]
+    assert (empty["state"], empty["pressure"], empty["desired_replicas"]) == ("idle", 0, 2)
+    # Capacity 0 with demand: pressure null, constrained.
+    assert (pools["z/tpu"]["pressure"], pools["z/tpu"]["state"]) == (None, "constrained")
+    # needed 5 (headroom 0) → ceil(5 / 1) = 5 replicas split across two targets: 3 + 2.
+    assert pools["two"]["desired_replicas"] == 5

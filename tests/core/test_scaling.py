@@ -26,7 +26,8 @@ def T(lo: int, hi: int, upr: float = 1.0, name: str = "t") -> ScaleTarget:
         (1000, 0.1, [T(1, 5)], (5,)),  # clamped to max
         (1, 0.1, [T(3, 5)], (3,)),  # clamped to min
         (40, 0.0, [T(0, 10, 2, "a"), T(0, 10, 2, "b")], (10, 10)),
-        (20, 0.0, [T(0, 10, 2, "a"), T(0, 30, 2, "b")], (3, 8)),  # split by largest supply
+        (20, 0.0, [T(0, 10, 2, "a"), T(0, 30, 2, "b")], (3, 7)),  # split by largest supply
+        (5, 0.0, [T(0, 5, 1, "a"), T(0, 5, 1, "b")], (3, 2)),  # ceil(5) in all, not 3 + 3
         (20, 0.0, [T(5, 10, 2, "a"), T(0, 10, 2, "b")], (5, 5)),  # a's floor is fixed first
         (5, 0.0, [], ()),
     ],
