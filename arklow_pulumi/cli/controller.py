@@ -11,18 +11,13 @@ from __future__ import annotations
 import csv
 import io
 import json
-import re
 import sys
 from pathlib import Path
 from typing import Any
 
 import click
 
-from arklow_pulumi.core.errors import InvalidInput
-
 _STORE_HELP = "Store URL (default: $ARKLOW_STORE, else .arklow/arklow.db beside Pulumi.yaml)."
-_DURATION = re.compile(r"^\s*(\d+(?:\.\d+)?)\s*([smhdw]?)\s*$")
-_UNIT_S = {"": 1.0, "s": 1.0, "m": 60.0, "h": 3600.0, "d": 86400.0, "w": 604800.0}
 
 
 def _store_option(command: Any) -> Any:
@@ -124,6 +119,7 @@ def export_trace(store_url: str | None, since: str, output: Path | None) -> None
     """Write the demand history as a trace CSV (time,lane,demand), for simulate and what-if."""
     import time
 
+    from arklow_pulumi.simulation.tracing import parse_duration
     from arklow_pulumi.store.engine import open_store
     from arklow_pulumi.store.runtime import demand_trace
     from arklow_pulumi.store_location import resolve_store_url
@@ -179,15 +175,6 @@ def plan_table(document: dict[str, Any]) -> str:
         lines.append("no change: every group already runs its decided count")
     lines += [f"{target}: {error}" for target, error in document["supply_errors"].items()]
     return "\n".join(lines)
-
-
-def parse_duration(value: str) -> float:
-    found = _DURATION.match(value)
-    if found is None:
-        raise InvalidInput.one(
-            "option --since", "since", f"expected a duration like 7d, 12h or 3600, got {value!r}"
-        )
-    return float(found.group(1)) * _UNIT_S[found.group(2)]
 
 
 def trace_csv(rows: list[tuple[float, str, float]]) -> str:

@@ -12,7 +12,9 @@ import os
 import signal
 import threading
 
-ENV = "ARKLOW_FAULT_POINT"
+from arklow_pulumi import settings
+
+ENV = settings.FAULT_POINT_ENV.name
 POINTS = frozenset({"describe", "resize", "resized", "publish", "renew"})
 
 _lock = threading.Lock()

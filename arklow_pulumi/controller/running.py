@@ -34,6 +34,7 @@ from typing import Any
 
 import uvicorn
 
+from arklow_pulumi import settings
 from arklow_pulumi.controller.auth import TokenSet, is_loopback
 from arklow_pulumi.controller.electing import Elector, LeaseTiming
 from arklow_pulumi.controller.leasing import LEASE_TTL_S, holder_id, take_leadership
@@ -56,7 +57,7 @@ class RunOptions:
     timing: LeaseTiming = field(default_factory=LeaseTiming)
 
 
-CLOCK_OFFSET_ENV = "ARKLOW_CLOCK_OFFSET_S"  # test-only: this replica's wall clock, shifted
+CLOCK_OFFSET_ENV = settings.CLOCK_OFFSET_ENV.name  # test-only: this replica's clock, shifted
 
 
 class OffsetClock:
