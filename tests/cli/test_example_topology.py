@@ -1,4 +1,4 @@
-"""The example in examples/ (what `make run` shows) stays valid and keeps its meaning."""
+"""The README's `arklow allocate` example (examples/topology.yaml, demand.yaml) stays valid and keeps its meaning."""
 
 from __future__ import annotations
 
