@@ -21,7 +21,7 @@ so a controller tick only pays for the three fillings.
 
 from __future__ import annotations
 
-from collections.abc import Iterator, Mapping
+from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Literal
 from weakref import WeakKeyDictionary
@@ -86,6 +86,11 @@ class LaneResults(Mapping[str, LaneResult]):
 
     def __len__(self) -> int:
         return len(self._keys)
+
+    def allocations(self, keys: Sequence[str]) -> list[float]:
+        """The allocation of each of ``keys``, in order, without making :class:`LaneResult` s."""
+        index, allocation = self._index, self._allocation
+        return [allocation[index[key]] for key in keys]
 
 
 @dataclass(frozen=True, slots=True)
@@ -176,11 +181,16 @@ def allocate(
     topo: Topology,
     demand: Mapping[str, float],
     capacity: Mapping[str, float] | None = None,
+    *,
+    admission: bool = True,
 ) -> Allocation:
     """Allocation and admission for every lane, state and scale decision for every pool.
 
     ``demand`` maps lane keys (``<destination>/<lane>``) to in-flight plus queued units; a lane
     not listed has none. ``capacity`` overrides pool capacities (default: each pool's supply).
+    ``admission=False`` skips the two admission fillings (for callers that read only allocation,
+    held and the pools, such as the simulator): every other figure is the same, and each lane's
+    ``admission`` is then its allocation.
     """
     check_demand(topo, demand)
     c = compile_topology(topo)
@@ -194,6 +204,10 @@ def allocate(
         supply = [capacity.get(name, pools[name].supply) for name in c.pool_names]
     first = progressive_fill(caps, c.weights, c.lane_pools, c.pool_lanes, supply)
     alloc = first.allocation
+    pool_results = _pool_results(topo, c, caps, supply)
+    if not admission:
+        lanes = LaneResults(c.lane_keys, c.lane_index, demands, caps, alloc, alloc)
+        return Allocation(lanes=lanes, pools=pool_results)
     residual = _unused(supply, first)
     # Admission: active lanes (demand > 0) first, up to their limits; idle lanes get only what
     # no active lane can use.
@@ -205,12 +219,12 @@ def allocate(
     residual = _unused(residual, active)
     room = [limit if d <= 0 else 0.0 for d, limit in zip(demands, c.limits, strict=True)]
     idle = progressive_fill(room, c.weights, c.lane_pools, c.pool_lanes, residual)
-    admission = [
+    admitted = [
         min(a + x + y, limit)
         for a, x, y, limit in zip(alloc, active.allocation, idle.allocation, c.limits, strict=True)
     ]
-    lanes = LaneResults(c.lane_keys, c.lane_index, demands, caps, alloc, admission)
-    return Allocation(lanes=lanes, pools=_pool_results(topo, c, caps, supply))
+    lanes = LaneResults(c.lane_keys, c.lane_index, demands, caps, alloc, admitted)
+    return Allocation(lanes=lanes, pools=pool_results)
 
 
 def _unused(capacity: list[float], filling: Filling) -> list[float]:

@@ -116,10 +116,16 @@ def decide(
     observed: Mapping[TargetId, Observed],
     history: Mapping[TargetId, Sequence[Recommendation]],
     now: float,
+    *,
+    admission: bool = True,
 ) -> Decision:
-    """Allocation for every lane and the replica count for every scale target (see module doc)."""
+    """Allocation for every lane and the replica count for every scale target (see module doc).
+
+    ``admission=False`` skips admission (see :func:`~arklow_pulumi.core.allocating.allocate`);
+    the allocation, pools and target decisions are the same.
+    """
     seen = _seen(topo, observed)
-    allocation = allocate(topo, demand, _capacity(topo, seen))
+    allocation = allocate(topo, demand, _capacity(topo, seen), admission=admission)
     targets: dict[TargetId, TargetDecision] = {}
     for name, ts in seen.items():
         for decision in _decide_pool(topo, topo.pools[name], allocation, ts, history, now):

@@ -17,6 +17,7 @@ from __future__ import annotations
 from collections import deque
 from collections.abc import Hashable, Sequence
 
+from arklow_pulumi.core.allocating import LaneResults
 from arklow_pulumi.core.deciding import Decision, Observed, Recommendation, TargetId, decide
 from arklow_pulumi.core.topology import Topology, frozen_map
 from arklow_pulumi.simulation.policies import FAIR
@@ -83,7 +84,14 @@ class UnitRun:
 
     def decide_alone(self, now: float) -> None:
         if self.unit.rule == FAIR:
-            decision = decide(self.unit.topology, self.demand, self.observed(), self.history(), now)
+            decision = decide(
+                self.unit.topology,
+                self.demand,
+                self.observed(),
+                self.history(),
+                now,
+                admission=False,
+            )
             self.take(decision)
         else:
             self._share(now)
@@ -92,7 +100,10 @@ class UnitRun:
         """This tick's figures and desired counts from a decision covering this unit."""
         unit = self._start()
         lanes = decision.allocation.lanes
-        self.alloc = [lanes[key].allocation for key in unit.lane_keys]
+        if isinstance(lanes, LaneResults):
+            self.alloc = lanes.allocations(unit.lane_keys)
+        else:
+            self.alloc = [lanes[key].allocation for key in unit.lane_keys]
         pools = decision.allocation.pools
         self.capacity = [pools[name].capacity for name in unit.pool_names]
         self._targets(decision)
@@ -139,7 +150,10 @@ class UnitRun:
             for p, name in enumerate(unit.pool_names)
             if demand_lane(name) in known
         }
-        self._targets(decide(unit.scaling, demand, self.observed(), self.history(), now))
+        decision = decide(
+            unit.scaling, demand, self.observed(), self.history(), now, admission=False
+        )
+        self._targets(decision)
 
     def advance(self, k: int, now: float) -> None:
         """Keep this tick's recommendations and resize the groups to the desired counts."""
@@ -165,13 +179,17 @@ class UnitRun:
         self.since = k
         if n <= 0:
             return
-        for i, (e, a) in enumerate(zip(self.e, self.alloc, strict=True)):
-            if e:
-                self.sum_e[i] += e * n
-                self.sum_alloc[i] += a * n
-        for p, (c, r) in enumerate(zip(self.capacity, self.in_service, strict=True)):
-            self.sum_capacity[p] += c * n
-            self.sum_replicas[p] += r * n
+        e, alloc = self.e, self.alloc
+        self.sum_e = [s + x * n if x else s for s, x in zip(self.sum_e, e, strict=True)]
+        self.sum_alloc = [
+            s + a * n if x else s for s, x, a in zip(self.sum_alloc, e, alloc, strict=True)
+        ]
+        self.sum_capacity = [
+            s + c * n for s, c in zip(self.sum_capacity, self.capacity, strict=True)
+        ]
+        self.sum_replicas = [
+            s + r * n for s, r in zip(self.sum_replicas, self.in_service, strict=True)
+        ]
 
 
 class Batch:
@@ -226,7 +244,7 @@ class Batch:
             demand.update(r.demand)
             observed.update(r.observed())
             history.update(r.history())
-        decision = decide(self.topology, demand, observed, history, now)
+        decision = decide(self.topology, demand, observed, history, now, admission=False)
         for r in changed:
             r.take(decision)
 
