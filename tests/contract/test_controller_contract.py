@@ -424,6 +424,23 @@ def test_tokens_never_in_output(controller: Controller, admin: httpx.Client) -> 
     assert "Traceback" not in controller.err.read_text()
 
 
+def test_expired_reports_count_zero_for_scaling_and_keep_admission(admin: httpx.Client) -> None:
+    post(admin, [{"lane": "search/batch", "demand": 70}])
+    kept = two_ticks_later(admin)["lanes"]["search/batch"]
+    assert kept["admission"] > 0
+
+    def expired() -> dict[str, Any] | None:  # TTL: 3 intervals of 1 s without a newer report
+        doc: dict[str, Any] = admin.get("/v1/pools").json()
+        return doc if doc["pools"]["shared-gpu"]["demand"] == 0 else None
+
+    pools = eventually(expired, "the reports to expire")["pools"]["shared-gpu"]
+    assert pools["state"] == "idle"
+    lane = admin.get("/v1/admission").json()["lanes"]["search/batch"]
+    assert lane["demand"] == 70  # the last reported value, raw
+    later = two_ticks_later(admin)["lanes"]["search/batch"]
+    assert later["admission"] == lane["admission"] > 0  # the last admission is kept
+
+
 @pytest.fixture
 def quiet_setup(tmp_path: Path) -> Iterator[Setup]:
     """A recording proxy and a group of its own (moto servers in one process share their state,
