@@ -30,6 +30,13 @@ from arklow_pulumi.core.errors import ArklowError
 from arklow_pulumi.store.identity import Claim, Owner
 from arklow_pulumi.store_location import resolve_store_url
 
+# The first import of SQLAlchemy (and Alembic, when a store is migrated) must not run in two
+# threads at once: up to 4 provider calls run concurrently, and two threads importing
+# SQLAlchemy's mutually dependent modules can each see the other's module half-initialized
+# ("partially initialized module 'sqlalchemy.orm.exc'"). Every path to the store modules takes
+# this lock; after the first call it costs an uncontended acquire.
+_STORE_LOCK = threading.RLock()
+
 if TYPE_CHECKING:
     from arklow_pulumi.store import service as service
     from arklow_pulumi.store.engine import Store
@@ -40,7 +47,8 @@ else:
         Pulumi program itself never touch the store, so they skip SQLAlchemy's import cost."""
 
         def __getattr__(self, name: str) -> Any:
-            from arklow_pulumi.store import service as module
+            with _STORE_LOCK:
+                from arklow_pulumi.store import service as module
 
             return getattr(module, name)
 
@@ -135,9 +143,11 @@ class StoreProvider(ResourceProvider):
 
 
 def _open(url: str) -> Store:
-    from arklow_pulumi.store.engine import open_store
+    with _STORE_LOCK:
+        from arklow_pulumi.store import service  # noqa: F401  (imported here, under the lock)
+        from arklow_pulumi.store.engine import open_store
 
-    return open_store(url)
+        return open_store(url)
 
 
 OWNER_KEYS = ("owner_stack", "owner_urn")
