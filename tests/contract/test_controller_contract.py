@@ -441,6 +441,41 @@ def test_expired_reports_count_zero_for_scaling_and_keep_admission(admin: httpx.
     assert later["admission"] == lane["admission"] > 0  # the last admission is kept
 
 
+def test_export_trace_feeds_simulate(controller: Controller, admin: httpx.Client) -> None:
+    post(admin, [{"lane": "search/interactive", "demand": 5}])
+    two_ticks_later(admin)
+    work = controller.db.parent.parent
+    trace = work / "trace.csv"
+    argv = [ARKLOW, "controller", "export-trace", "--store", controller.store]
+    exported = subprocess.run(
+        [*argv, "--since", "1h", "--output", str(trace)],
+        cwd=work,
+        capture_output=True,
+        text=True,
+        timeout=120,
+        check=False,
+    )
+    assert exported.returncode == 0, exported.stderr
+    lines = trace.read_text().splitlines()
+    assert lines[0] == "time,lane,demand"
+    rows = [line.split(",") for line in lines[1:]]
+    assert {lane for _, lane, _ in rows} <= LANES
+    assert ("search/interactive", 5.0) in {(lane, float(value)) for _, lane, value in rows}
+    times = [float(t) for t, _, _ in rows]
+    assert times == sorted(times) and times[0] >= 0
+    topology = work / "topology.json"
+    topology.write_text(json.dumps(TOPOLOGY))
+    simulated = subprocess.run(
+        [ARKLOW, "simulate", "--topology", str(topology), "--trace", str(trace)],
+        cwd=work,
+        capture_output=True,
+        text=True,
+        timeout=120,
+        check=False,
+    )
+    assert simulated.returncode == 0, simulated.stderr
+
+
 @pytest.fixture
 def quiet_setup(tmp_path: Path) -> Iterator[Setup]:
     """A recording proxy and a group of its own (moto servers in one process share their state,
