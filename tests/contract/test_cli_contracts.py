@@ -368,3 +368,26 @@ def test_allocate_progressive_filling_weights_and_scale_decision(tmp_path: Path)
     assert (pools["z/tpu"]["pressure"], pools["z/tpu"]["state"]) == (None, "constrained")
     # needed 5 (headroom 0) → ceil(5 / 1) = 5 replicas split across two targets: 3 + 2.
     assert pools["two"]["desired_replicas"] == 5
+
+
+SHRINKING = """
+destinations:
+  - {name: a, resources: [gpu], lanes: [{name: x, limit: 20}]}
+pools:
+  - name: p
+    resource: gpu
+    headroom: 0
+    members: [a]
+    scale_targets:
+      - {kind: aws_asg, name: t, min_replicas: 1, max_replicas: 20, units_per_replica: 1, replicas: 10}
+"""
+
+
+def test_simulate_scale_down_window_and_step(tmp_path: Path) -> None:
+    # Ticks 0..600. t0: 10 needed, 10 supplied: no change. From t60 the recommendation is 2, but
+    # the 300 s window still holds t0's 10 until t360; then down by max(1, 10%) per tick:
+    # 9, 8, 7, 6, 5 at t360..t600 (5 actions). A tick's replicas are those before its decision.
+    trace = "time,lane,demand\n0,a/x,10\n60,a/x,2\n600,a/x,2\n"
+    doc = simulate(tmp_path, SHRINKING, trace, "--policies", "arklow")
+    replicas = [10] * 7 + [9, 8, 7, 6]
+    check_policy(doc["policies"]["arklow"], {"a/x": (30, 30)}, sum(replicas), 100 * H, 5)
