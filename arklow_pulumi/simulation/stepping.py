@@ -2,7 +2,8 @@
 
 A unit's decision depends only on its lanes' demand, its groups' observations and its targets'
 histories, and a history only through the highest recommendation in the scale-down window (the
-scale policy's contract; the history is pruned exactly as ``decide`` filters it). When those are
+scale policy's contract; the history is pruned exactly as ``decide`` filters it, and keeps only
+recommendations no newer one reaches, so its first entry is the window's highest). When those are
 the same as on the previous tick, the decision is the same: it is reused and the tick's figures
 repeat (counted as a run length, :meth:`UnitRun.flush`).
 
@@ -66,7 +67,7 @@ class UnitRun:
             key: Hashable = (
                 self.version,
                 tuple([g.observe(now) for g in self.groups]),
-                tuple([max([r.replicas for r in h]) if h else None for h in self.histories]),
+                tuple([h[0].replicas if h else None for h in self.histories]),
             )
         else:
             key = self.version
@@ -157,15 +158,24 @@ class UnitRun:
 
     def advance(self, k: int, now: float) -> None:
         """Keep this tick's recommendations and resize the groups to the desired counts."""
-        for j, group in enumerate(self.groups):
-            history = self.histories[j]
-            history.append(Recommendation(at=now, replicas=self.recommended[j]))
-            # keep what the next tick's decide looks at (it reads r.at >= now - window)
-            horizon = (k + 1) * self.tick - self.windows[j]
-            while history and history[0].at < horizon:
+        # keep what the next tick's decide looks at (it reads r.at >= now - window)
+        following = (k + 1) * self.tick
+        for history, replicas, window, desired, group in zip(
+            self.histories, self.recommended, self.windows, self.desired, self.groups, strict=True
+        ):
+            # An older recommendation no higher than a newer one never decides the window's
+            # highest (the newer one stays in the window longer): drop it, so the history is
+            # decreasing and its first entry is the highest.
+            while history and history[-1].replicas <= replicas:
+                history.pop()
+            history.append(Recommendation(at=now, replicas=replicas))
+            horizon = following - window
+            while history[0].at < horizon:
                 history.popleft()
-            if self.desired[j] != group.current:
-                group.resize(self.desired[j], now, self.delay)
+                if not history:
+                    break
+            if desired != group.in_service + group.pending_total:
+                group.resize(desired, now, self.delay)
 
     def delta(self) -> Totals:
         """The change in this unit's per-tick totals since it was last decided."""

@@ -18,16 +18,17 @@ from arklow_pulumi.core.topology import ScaleTarget
 class SimulatedGroup:
     """In-service replicas, and launches warming up as ``(ready_at, count)`` in launch order."""
 
-    __slots__ = ("high", "in_service", "low", "pending")
+    __slots__ = ("high", "in_service", "low", "pending", "pending_total")
 
     def __init__(self, target: ScaleTarget) -> None:
         self.low, self.high = target.min_replicas, target.max_replicas
         self.in_service = max(self.low, min(self.high, target.replicas))
         self.pending: deque[tuple[float, int]] = deque()
+        self.pending_total = 0  # Σ count over ``pending``
 
     @property
     def pending_count(self) -> int:
-        return sum(count for _at, count in self.pending)
+        return self.pending_total
 
     @property
     def current(self) -> int:
@@ -39,11 +40,13 @@ class SimulatedGroup:
         if not pending:
             return self.in_service, 0
         while pending and pending[0][0] <= now + 1e-9 * max(1.0, now):
-            self.in_service += pending.popleft()[1]
-        return self.in_service, self.pending_count
+            count = pending.popleft()[1]
+            self.in_service += count
+            self.pending_total -= count
+        return self.in_service, self.pending_total
 
     def observed(self) -> Observed:
-        return Observed(in_service=self.in_service, pending=self.pending_count)
+        return Observed(in_service=self.in_service, pending=self.pending_total)
 
     def resize(self, desired: int, now: float, launch_delay: float) -> None:
         """Set the group's size (clamped to [min, max]), launching or stopping the difference."""
@@ -51,12 +54,15 @@ class SimulatedGroup:
         change = desired - self.current
         if change > 0:
             self.pending.append((now + launch_delay, change))
+            self.pending_total += change
             return
         drop = -change
         while drop and self.pending:
             at, count = self.pending.pop()
             if count > drop:
                 self.pending.append((at, count - drop))
+                self.pending_total -= drop
                 return
+            self.pending_total -= count
             drop -= count
         self.in_service -= drop
