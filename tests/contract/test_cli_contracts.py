@@ -5,6 +5,7 @@ in the test (tick hours are 1/60 with ``--tick 60``)."""
 from __future__ import annotations
 
 import json
+from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
@@ -155,7 +156,7 @@ def simulate(tmp_path: Path, topology: str, trace: str, *extra: str) -> Any:
 
 def check_policy(
     got: dict[str, Any],
-    lanes: dict[str, tuple[float, float]],
+    lanes: Mapping[str, tuple[float, float]],
     capacity_units: float,
     replica_hours: float,
     scale_actions: int,
