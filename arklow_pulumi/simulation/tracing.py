@@ -132,7 +132,28 @@ def parse_trace(
             raise InvalidInput.one(
                 f"{source} line 1", "(header)", f"expected 'time,lane,demand', got {got!r}"
             )
+        inf = math.inf
         for cells in reader:
+            # Fast path for the common row (seconds, known lane, valid demand, in order); any
+            # other row, good or bad, goes through the checks of ``_Rows.row``.
+            if len(cells) == 3 and rows.form != "iso":
+                try:
+                    t, d = float(cells[0]), float(cells[2])
+                except ValueError:
+                    t = d = math.nan
+                lane = cells[1].strip()
+                if (
+                    rows.last <= t < inf
+                    and t >= 0
+                    and 0 <= d < inf
+                    and (known is None or lane in known)
+                ):
+                    rows.last = t
+                    rows.form = "seconds"
+                    times.append(t)
+                    lanes.append(lane)
+                    demands.append(d)
+                    continue
             if not cells or cells == [""]:
                 continue
             t, lane, d = rows.row(reader.line_num, cells)
