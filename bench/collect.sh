@@ -18,9 +18,9 @@ done
   echo "# Benchmark results"
   echo
   echo "Assembled on a machine with $(nproc) cores, $(python3 --version 2>&1); each section states the"
-  echo "core count and load it was recorded under. Each section is written by its benchmark (\`make bench\`"
-  echo "re-runs them all); figures are compared as ratios within one run where the issue asks for a"
-  echo "comparison. No timing is asserted in tests."
+  echo "core count and load it was recorded under. Each section is written by its benchmark"
+  echo "(bench/bench_<area>.py; \`make bench\` re-runs several); figures are compared as ratios within"
+  echo "one run where the issue asks for a comparison. No timing is asserted in tests."
   for part in "${parts[@]}"; do
     echo
     # the file's first heading becomes a level-2 one, the others keep their depth below it
