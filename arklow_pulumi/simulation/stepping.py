@@ -45,6 +45,7 @@ class UnitRun:
         self.demand: dict[str, float] = {}
         self.version = 0
         self.key: Hashable = None
+        self.settled = False  # see :meth:`settles`
         n, m = len(unit.lane_keys), len(unit.pool_names)
         self.e = [0.0] * n
         self.alloc = [0.0] * n
@@ -177,6 +178,30 @@ class UnitRun:
             if desired != group.in_service + group.pending_total:
                 group.resize(desired, now, self.delay)
 
+    def settles(self) -> bool:
+        """True when, demand unchanged, every later tick repeats this one: nothing pending, each
+        history one entry equal to this tick's recommendation, each group at its desired count,
+        and the next tick's check would find the key of the last decision. Such a unit is not
+        checked nor advanced until its demand changes (then :meth:`catch_up`)."""
+        for history, replicas, desired, group in zip(
+            self.histories, self.recommended, self.desired, self.groups, strict=True
+        ):
+            if group.pending or len(history) != 1 or history[0].replicas != replicas:
+                return False
+            if desired != group.in_service:
+                return False
+        key = (
+            self.version,
+            tuple([(g.in_service, 0) for g in self.groups]),
+            tuple([h[0].replicas for h in self.histories]),
+        )
+        return key == self.key
+
+    def catch_up(self, k: int) -> None:
+        """The state a settled unit would have after tick ``k - 1``: each history's one entry
+        renewed at that tick (the skipped ticks changed nothing else)."""
+        self.advance(k - 1, (k - 1) * self.tick)
+
     def delta(self) -> Totals:
         """The change in this unit's per-tick totals since it was last decided."""
         new = (sum(self.e), sum(self.alloc), sum(self.capacity), float(sum(self.in_service)))
@@ -211,6 +236,8 @@ class Batch:
         self.lanes = sum(len(r.unit.lane_keys) for r in runs)
         # units without groups are decided again only when their demand changed (and at first)
         self.dirty: dict[UnitRun, None] = {r: None for r in runs if not r.groups}
+        # settled units whose demand changed: their skipped ticks are caught up before the next
+        self.woken: list[UnitRun] = []
         self.topology: Topology | None = None
         if len(runs) > 1:
             self.topology = Topology(
@@ -225,7 +252,12 @@ class Batch:
 
     def step(self, k: int, now: float) -> list[UnitRun]:
         """Advance every unit one tick; the units whose decision was renewed."""
-        changed = [r for r in self.scaling if r.check(k, now)]
+        if self.woken:
+            for r in self.woken:
+                r.catch_up(k)
+            self.woken.clear()
+        awake = [r for r in self.scaling if not r.settled]
+        changed = [r for r in awake if r.check(k, now)]
         if self.dirty:
             changed += [r for r in self.dirty if r.check(k, now)]
             self.dirty.clear()
@@ -236,13 +268,17 @@ class Batch:
             else:
                 for r in changed:
                     r.decide_alone(now)
-        for r in self.scaling:
+        for r in awake:
             r.advance(k, now)
+            r.settled = r.settles()
         return changed
 
     def demand_changed(self, run: UnitRun) -> None:
         if not run.groups:
             self.dirty[run] = None
+        elif run.settled:
+            run.settled = False
+            self.woken.append(run)
 
     def _decide_together(self, changed: Sequence[UnitRun], now: float) -> None:
         """One ``decide`` for the changed units (the others get defaults; their part is unused)."""
