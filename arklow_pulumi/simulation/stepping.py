@@ -48,6 +48,7 @@ class UnitRun:
         self.settled = False  # see :meth:`settles`
         n, m = len(unit.lane_keys), len(unit.pool_names)
         self.e = [0.0] * n
+        self.e_version = -1  # the demand version ``e`` was computed for
         self.alloc = [0.0] * n
         self.capacity = [0.0] * m
         self.in_service = [0] * m
@@ -112,9 +113,11 @@ class UnitRun:
 
     def _start(self) -> Unit:
         unit = self.unit
-        get = self.demand.get
-        limits = zip(unit.lane_keys, unit.limits, strict=True)
-        self.e = [min(get(key, 0.0), limit) for key, limit in limits]
+        if self.e_version != self.version:  # e changes only with the demand
+            self.e_version = self.version
+            get = self.demand.get
+            limits = zip(unit.lane_keys, unit.limits, strict=True)
+            self.e = [min(get(key, 0.0), limit) for key, limit in limits]
         in_service = [0] * len(unit.pool_names)
         for p, group in zip(self.pool_of_target, self.groups, strict=True):
             in_service[p] += group.in_service
