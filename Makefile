@@ -6,7 +6,7 @@ VENV   := .venv
 BIN    := $(VENV)/bin
 STAMP  := $(VENV)/.installed
 
-.PHONY: run test lint unit engine bench clean
+.PHONY: run test lint unit engine bench soak clean
 
 run: $(STAMP) engine
 	PATH="$(CURDIR)/.tools/bin:$(CURDIR)/$(BIN):$$PATH" $(BIN)/arklow dev run
@@ -41,7 +41,18 @@ bench: $(STAMP) engine
 	$(BIN)/python bench/bench_supply.py
 	$(BIN)/python bench/bench_tick.py
 	$(BIN)/python bench/bench_ingest.py
+	$(BIN)/python bench/bench_controller.py
+	PATH="$(CURDIR)/.tools/bin:$(CURDIR)/$(BIN):$$PATH" $(BIN)/python bench/bench_allocate_cli.py
+	PATH="$(CURDIR)/.tools/bin:$(CURDIR)/$(BIN):$$PATH" $(BIN)/python bench/bench_simulate.py
+	PATH="$(CURDIR)/.tools/bin:$(CURDIR)/$(BIN):$$PATH" $(BIN)/python bench/bench_whatif.py
 	PATH="$(CURDIR)/.tools/bin:$(CURDIR)/$(BIN):$$PATH" $(BIN)/python bench/bench_pulumi.py
+	PATH="$(CURDIR)/.tools/bin:$(CURDIR)/$(BIN):$$PATH" $(BIN)/python bench/bench_main_job.py
+	bench/collect.sh
+
+# The HA soak: 3 replicas under a chaos schedule (minutes; not part of `make bench`).
+soak: $(STAMP) engine
+	scripts/install-system-deps
+	PATH="$(CURDIR)/.tools/bin:$(CURDIR)/$(BIN):$$PATH" $(BIN)/python bench/soak_ha.py
 	bench/collect.sh
 
 clean:
