@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import asyncio
 import json
 from collections.abc import Iterator
 from contextlib import contextmanager
@@ -46,9 +47,21 @@ class RecordingMocks(pulumi.runtime.Mocks):
         return {r.name: r.inputs for r in self.resources if r.typ.endswith(f":{kind}")}
 
 
+def _ensure_event_loop() -> None:
+    try:
+        loop = asyncio.get_event_loop_policy().get_event_loop()
+    except RuntimeError:
+        loop = None
+    if loop is None or loop.is_closed():
+        asyncio.set_event_loop(asyncio.new_event_loop())
+
+
 @contextmanager
 def mocked(config: dict[str, Any] | None = None) -> Iterator[RecordingMocks]:
     mocks = RecordingMocks()
+    # The SDK schedules on the thread's current event loop; an earlier asyncio.run() (the async
+    # client's tests) leaves the main thread with none, so each mocked program gets its own.
+    _ensure_event_loop()
     pulumi.runtime.set_mocks(
         mocks, project="arklow", stack="dev", preview=False, monitor=RecordingMonitor(mocks)
     )
