@@ -210,21 +210,41 @@ def allocate(
         return Allocation(lanes=lanes, pools=pool_results)
     residual = _unused(supply, first)
     # Admission: active lanes (demand > 0) first, up to their limits; idle lanes get only what
-    # no active lane can use.
+    # no active lane can use. A lane that draws on a pool with nothing left gets nothing, so it
+    # is left out of the filling (its room is 0), and a filling with no lane to fill is skipped.
     room = [
         limit - a if d > 0 and limit > a else 0.0
         for d, limit, a in zip(demands, c.limits, alloc, strict=True)
     ]
-    active = progressive_fill(room, c.weights, c.lane_pools, c.pool_lanes, residual)
-    residual = _unused(residual, active)
+    admitted = alloc
+    if _fillable(room, c.lane_pools, residual):
+        active = progressive_fill(room, c.weights, c.lane_pools, c.pool_lanes, residual)
+        residual = _unused(residual, active)
+        admitted = [a + x for a, x in zip(admitted, active.allocation, strict=True)]
     room = [limit if d <= 0 else 0.0 for d, limit in zip(demands, c.limits, strict=True)]
-    idle = progressive_fill(room, c.weights, c.lane_pools, c.pool_lanes, residual)
-    admitted = [
-        min(a + x + y, limit)
-        for a, x, y, limit in zip(alloc, active.allocation, idle.allocation, c.limits, strict=True)
-    ]
+    if _fillable(room, c.lane_pools, residual):
+        idle = progressive_fill(room, c.weights, c.lane_pools, c.pool_lanes, residual)
+        admitted = [a + y for a, y in zip(admitted, idle.allocation, strict=True)]
+    admitted = [a if a < limit else limit for a, limit in zip(admitted, c.limits, strict=True)]
     lanes = LaneResults(c.lane_keys, c.lane_index, demands, caps, alloc, admitted)
     return Allocation(lanes=lanes, pools=pool_results)
+
+
+def _fillable(
+    room: list[float], lane_pools: Sequence[Sequence[tuple[int, float]]], residual: list[float]
+) -> bool:
+    """Set to 0 the room of each lane that draws on a pool with no capacity left (the filling
+    would freeze it at 0 at once); whether any lane still has room."""
+    any_room = False
+    for i, r in enumerate(room):
+        if r > 0:
+            for p, _c in lane_pools[i]:
+                if residual[p] <= 0:
+                    room[i] = 0.0
+                    break
+            else:
+                any_room = True
+    return any_room
 
 
 def _unused(capacity: list[float], filling: Filling) -> list[float]:

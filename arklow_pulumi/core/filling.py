@@ -40,35 +40,34 @@ def progressive_fill(
     """Fill lanes by weight up to ``caps`` within pool ``capacity`` (pool usage = Σ alloc × cost).
 
     ``lane_pools[i]`` lists ``(pool, cost)`` for lane ``i``; ``pool_lanes[p]`` lists
-    ``(lane, cost)`` for pool ``p`` (the same incidences, indexed the other way). Returns each
+    ``(lane, cost)`` for pool ``p`` (the same incidences, indexed the other way, each pool's
+    lanes in increasing order: pool sums are added up in that order). Returns each
     lane's allocation, which pools saturated, and each pool's final usage.
     """
     n, m = len(caps), len(capacity)
     alloc = [0.0] * n
-    frozen = [False] * n
     fixed = [0.0] * m
+    saturated = [False] * m
+    rising = [i for i, cap in enumerate(caps) if cap > 0]  # the others never count anywhere
+    if not rising:
+        return Filling(alloc, saturated, fixed)
+    frozen = [True] * n
     slope = [0.0] * m
     active = [0] * m
-    saturated = [False] * m
-    for i, cap in enumerate(caps):
-        if cap <= 0:
-            frozen[i] = True  # nothing to fill: never counts towards any pool
-    for p, lanes in enumerate(pool_lanes):
-        s = 0.0
-        k = 0
-        for i, c in lanes:
-            if not frozen[i]:
-                s += weights[i] * c
-                k += 1
-        slope[p] = s
-        active[p] = k
+    lane_level = [math.nan] * (n + 1)  # index n: the sentinel, a level no pool bound reaches
+    # Each pool's slope summed lane by lane in increasing lane order: the order of ``pool_lanes``.
+    for i in rising:
+        frozen[i] = False
+        w = weights[i]
+        lane_level[i] = caps[i] / w
+        for q, c in lane_pools[i]:
+            slope[q] += w * c
+            active[q] += 1
 
     heap = [(capacity[p] / slope[p], p) for p in range(m) if active[p] and slope[p] > 0]
     heapq.heapify(heap)
-    lane_level = [cap / w for cap, w in zip(caps, weights, strict=True)]
-    order = sorted((i for i in range(n) if not frozen[i]), key=lane_level.__getitem__)
-    order.append(n)  # sentinel: a level no pool bound reaches
-    lane_level.append(math.nan)
+    order = sorted(rising, key=lane_level.__getitem__)
+    order.append(n)
     nxt = 0
     level = 0.0
     while True:
