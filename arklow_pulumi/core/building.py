@@ -37,15 +37,18 @@ from arklow_pulumi.core.validating import destination_problems, pool_problems
 
 
 def destination_from_spec(spec: DestinationSpec) -> Destination:
+    name = spec.name
     lanes = tuple(
-        Lane(
-            destination=spec.name,
-            name=lane.name,
-            limit=lane.limit,
-            weight=lane.weight,
-            cost=frozen_map(lane.cost) if lane.cost else EMPTY,
-        )
-        for lane in spec.lanes
+        [  # positional arguments: a topology can have 100,000 lanes
+            Lane(
+                name,
+                lane.name,
+                lane.limit,
+                lane.weight,
+                frozen_map(lane.cost) if lane.cost else EMPTY,
+            )
+            for lane in spec.lanes
+        ]
     )
     return Destination(
         name=spec.name,
@@ -98,13 +101,25 @@ def pool_from_spec(spec: PoolSpec, owner: str | None = None) -> Pool:
 def build_topology(spec: TopologySpec) -> Topology:
     """Check every cross-object rule and build the topology, or raise :class:`InvalidInput`."""
     destinations = {d.name: destination_from_spec(d) for d in spec.destinations}
-    problems = list(_problems(spec, destinations))
+    pools = [pool_from_spec(p, _owner(p)) for p in spec.pools]
+    problems = list(_problems(spec, destinations, pools))
     if problems:
         raise InvalidInput(problems)
-    return _assemble(spec, destinations)
+    return _assemble(spec, destinations, pools)
 
 
-def _problems(spec: TopologySpec, destinations: dict[str, Destination]) -> Iterator[Problem]:
+def _owner(spec: PoolSpec) -> str | None:
+    """The member whose standalone pool this declared pool is (T7), if any (the last listed)."""
+    owner = None
+    for member in spec.members:
+        if spec.name == standalone_pool_name(member, spec.resource):
+            owner = member
+    return owner
+
+
+def _problems(
+    spec: TopologySpec, destinations: dict[str, Destination], pools: list[Pool]
+) -> Iterator[Problem]:
     for name, n in Counter(d.name for d in spec.destinations).items():
         if n > 1:
             yield Problem(f"destination {name!r}", "name", f"duplicate destination name ({n}×)")
@@ -112,16 +127,15 @@ def _problems(spec: TopologySpec, destinations: dict[str, Destination]) -> Itera
         if n > 1:
             yield Problem(f"pool {name!r}", "name", f"duplicate pool name ({n}×)")
     for dest in destinations.values():
-        yield from destination_problems(dest)
-    yield from _target_problems(spec)
+        yield from destination_problems(dest, lanes_from_spec=True)
+    yield from _target_problems(pools)
     yield from _membership_problems(spec, destinations)
 
 
-def _target_problems(spec: TopologySpec) -> Iterator[Problem]:
+def _target_problems(pools: list[Pool]) -> Iterator[Problem]:
     seen_names: dict[str, str] = {}
     seen_groups: dict[GroupRef, tuple[str, str]] = {}
-    for pool_spec in spec.pools:
-        pool = pool_from_spec(pool_spec)
+    for pool in pools:
         yield from pool_problems(pool)
         for target in pool.scale_targets:
             obj = f"pool {pool.name!r}, scale target {target.name!r}"
@@ -144,10 +158,12 @@ def _membership_problems(
     claimed: dict[tuple[str, str], str] = {}
     for pool in spec.pools:
         obj = f"pool {pool.name!r}"
-        for member, n in Counter(pool.members).items():
-            if n > 1:
-                yield Problem(obj, "members", f"destination {member!r} is listed {n} times")
-        for member in dict.fromkeys(pool.members):
+        unique = dict.fromkeys(pool.members)
+        if len(unique) != len(pool.members):
+            for member, n in Counter(pool.members).items():
+                if n > 1:
+                    yield Problem(obj, "members", f"destination {member!r} is listed {n} times")
+        for member in unique:
             dest = destinations.get(member)
             if dest is None:
                 yield Problem(obj, "members", f"unknown destination {member!r}")
@@ -193,16 +209,15 @@ def _reserved_name_problems(
             )
 
 
-def _assemble(spec: TopologySpec, destinations: dict[str, Destination]) -> Topology:
+def _assemble(
+    spec: TopologySpec, destinations: dict[str, Destination], declared: list[Pool]
+) -> Topology:
     pools: dict[str, Pool] = {}
     memberships: dict[tuple[str, str], str] = {}
-    for pool_spec in spec.pools:
-        owner = None
+    for pool_spec, pool in zip(spec.pools, declared, strict=True):
         for member in pool_spec.members:
             memberships[(member, pool_spec.resource)] = pool_spec.name
-            if pool_spec.name == standalone_pool_name(member, pool_spec.resource):
-                owner = member
-        pools[pool_spec.name] = pool_from_spec(pool_spec, owner)
+        pools[pool_spec.name] = pool
     for dest in destinations.values():
         for resource in dest.resources:
             if (dest.name, resource) not in memberships:

@@ -55,7 +55,9 @@ def _slash(obj: str, field: str, value: str) -> Iterator[Problem]:
         yield Problem(obj, field, f"{value!r} must not contain '/' (it separates names in keys)")
 
 
-def destination_problems(dest: Destination) -> Iterator[Problem]:
+def destination_problems(dest: Destination, lanes_from_spec: bool = False) -> Iterator[Problem]:
+    """``lanes_from_spec``: the lanes were built from a validated :class:`LaneSpec` (name rule,
+    ranges already checked), so only what the spec cannot see is checked first."""
     obj = f"destination {dest.name!r:.300}"
     yield from name_problems(obj, "name", dest.name)
     yield from _slash(obj, "name", dest.name)
@@ -88,8 +90,9 @@ def destination_problems(dest: Destination) -> Iterator[Problem]:
     for name in _duplicates(lane.name for lane in dest.lanes):
         yield Problem(f"{obj}, lane {name!r}", "name", "duplicate lane name in this destination")
     resources = set(dest.resources)
+    plainly_valid = _valid_spec_lane if lanes_from_spec else _plainly_valid
     for lane in dest.lanes:
-        if not _plainly_valid(lane, resources):
+        if not plainly_valid(lane, resources):
             yield from lane_problems(dest, lane)
 
 
@@ -106,6 +109,12 @@ def _plainly_valid(lane: Lane, resources: set[str]) -> bool:
         and MIN_FACTOR <= lane.weight <= MAX_FACTOR
         and all(r in resources and MIN_FACTOR <= c <= MAX_FACTOR for r, c in lane.cost.items())
     )
+
+
+def _valid_spec_lane(lane: Lane, resources: set[str]) -> bool:
+    """:func:`_plainly_valid` for a lane whose spec was validated: only the '/' in its name and
+    the resources of its costs are left to check."""
+    return "/" not in lane.name and (not lane.cost or lane.cost.keys() <= resources)
 
 
 def _capacity(obj: str, field: str, value: float) -> Iterator[Problem]:
