@@ -3,9 +3,9 @@
 from __future__ import annotations
 
 import json
-from collections.abc import Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 
-from arklow_pulumi.core.allocating import Allocation
+from arklow_pulumi.core.allocating import Allocation, LaneResult, LaneResults
 
 
 def number(value: float | None) -> float | int | None:
@@ -46,11 +46,11 @@ def allocation_json(result: Allocation) -> str:
     """The JSON contract, one lane or pool per line: readable, and fast for 100,000 lanes
     (``json.dumps`` with an indent falls back to the pure-Python encoder). Strict JSON: a value
     that is not finite raises instead of printing ``Infinity`` or ``NaN``."""
+    num = _json_numbers()
     lanes = [
-        f'    {_key(key)}: {{"demand": {_json_number(lane.demand)}, '
-        f'"allocation": {_json_number(lane.allocation)}, "held": {_json_number(lane.held)}, '
-        f'"admission": {_json_number(lane.admission)}}}'
-        for key, lane in result.lanes.items()
+        f'    {_key(key)}: {{"demand": {num(demand)}, "allocation": {num(allocation)}, '
+        f'"held": {num(held)}, "admission": {num(admission)}}}'
+        for key, demand, allocation, held, admission in _lane_rows(result.lanes)
     ]
     pools = [
         f'    {_key(name)}: {{"resource": {_key(pool.resource)}, '
@@ -69,6 +69,31 @@ def _section(name: str, entries: list[str]) -> str:
     if not entries:
         return f'  "{name}": {{}}'
     return f'  "{name}": {{\n' + ",\n".join(entries) + "\n  }"
+
+
+def _lane_rows(
+    lanes: Mapping[str, LaneResult],
+) -> Iterable[tuple[str, float, float, float, float]]:
+    if isinstance(lanes, LaneResults):
+        return lanes.rows()
+    return (
+        (key, lane.demand, lane.allocation, lane.held, lane.admission)
+        for key, lane in lanes.items()
+    )
+
+
+def _json_numbers() -> Callable[[float], str]:
+    """:func:`_json_number`, remembering each value's text (demands, limits and zeros repeat
+    across lanes; equal numbers print the same, 0.0 and -0.0 both as ``0``)."""
+    known: dict[float, str] = {}
+
+    def text(value: float) -> str:
+        out = known.get(value)
+        if out is None:
+            out = known[value] = _json_number(value)
+        return out
+
+    return text
 
 
 def _json_number(value: float | None) -> str:

@@ -87,6 +87,15 @@ class LaneResults(Mapping[str, LaneResult]):
     def __len__(self) -> int:
         return len(self._keys)
 
+    def rows(self) -> Iterator[tuple[str, float, float, float, float]]:
+        """``(key, demand, allocation, held, admission)`` of every lane, in order, without
+        making :class:`LaneResult` s."""
+        for key, d, cap, a, admitted in zip(
+            self._keys, self._demand, self._caps, self._allocation, self._admission, strict=True
+        ):
+            held = cap - a
+            yield key, d, a, held if held > 0 else 0.0, admitted
+
     def allocations(self, keys: Sequence[str]) -> list[float]:
         """The allocation of each of ``keys``, in order, without making :class:`LaneResult` s."""
         index, allocation = self._index, self._allocation
