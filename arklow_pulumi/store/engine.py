@@ -327,13 +327,26 @@ def migrate(store: Store) -> None:
         ) from exc
 
 
+# How long the server lets a PostgreSQL session sit idle inside a transaction before aborting it.
+IDLE_IN_TRANSACTION_MS = 10_000
+
+
 def _create_engine(url: str, read_only: bool) -> Engine:
     parsed = make_url(url)
     try:
         if parsed.get_backend_name() == "postgresql":
-            options = {"options": "-c default_transaction_read_only=on"} if read_only else {}
+            # A session whose client vanished mid-transaction (a cut connection, a killed
+            # process) would keep holding the writer lock until TCP noticed; the server aborts it
+            # instead. Arklow's own transactions never wait on anything outside the database.
+            settings = f"-c idle_in_transaction_session_timeout={IDLE_IN_TRANSACTION_MS}"
+            if read_only:
+                settings += " -c default_transaction_read_only=on"
             return create_engine(
-                url, pool_pre_ping=True, pool_size=5, max_overflow=5, connect_args=options
+                url,
+                pool_pre_ping=True,
+                pool_size=5,
+                max_overflow=5,
+                connect_args={"options": settings},
             )
         database = parsed.database or ""
         if not read_only:
