@@ -28,8 +28,8 @@ from weakref import WeakKeyDictionary
 
 from arklow_pulumi.core.errors import InvalidInput, Problem
 from arklow_pulumi.core.filling import Filling, progressive_fill
+from arklow_pulumi.core.limits import MAX_UNITS
 from arklow_pulumi.core.scaling import desired_replicas
-from arklow_pulumi.core.spec import MAX_UNITS
 from arklow_pulumi.core.topology import Topology
 
 PoolState = Literal["idle", "steady", "constrained"]

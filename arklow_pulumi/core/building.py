@@ -10,18 +10,11 @@ All problems are collected and raised together; nothing is half built.
 from __future__ import annotations
 
 from collections import Counter
-from collections.abc import Iterator, Mapping
-from typing import Any
+from collections.abc import Iterator, Mapping, Sequence
+from typing import TYPE_CHECKING, Any
 
 from arklow_pulumi.core.errors import InvalidInput, Problem
 from arklow_pulumi.core.policy import DEFAULT_POLICY, ScalePolicy
-from arklow_pulumi.core.spec import (
-    DestinationSpec,
-    PoolSpec,
-    ScalePolicySpec,
-    ScaleTargetSpec,
-    TopologySpec,
-)
 from arklow_pulumi.core.topology import (
     EMPTY,
     Destination,
@@ -34,6 +27,18 @@ from arklow_pulumi.core.topology import (
     standalone_pool_name,
 )
 from arklow_pulumi.core.validating import destination_problems, pool_problems
+
+if TYPE_CHECKING:  # the specs are pydantic models: the fast reader builds without them
+    from arklow_pulumi.core.spec import (
+        DestinationSpec,
+        PoolSpec,
+        ScalePolicySpec,
+        ScaleTargetSpec,
+        TopologySpec,
+    )
+
+Declared = tuple[Pool, Sequence[str]]
+"""A declared pool, built, with the members its spec lists (in order, duplicates kept)."""
 
 
 def destination_from_spec(spec: DestinationSpec) -> Destination:
@@ -83,7 +88,11 @@ def policy_from_spec(spec: ScalePolicySpec | None) -> ScalePolicy:
 
 def policy_from_document(doc: Mapping[str, Any] | None) -> ScalePolicy:
     """A stored or given ``scale_policy`` document, validated as the schema does."""
-    return policy_from_spec(None if doc is None else ScalePolicySpec.model_validate(dict(doc)))
+    if doc is None:
+        return DEFAULT_POLICY
+    from arklow_pulumi.core.spec import ScalePolicySpec
+
+    return policy_from_spec(ScalePolicySpec.model_validate(dict(doc)))
 
 
 def pool_from_spec(spec: PoolSpec, owner: str | None = None) -> Pool:
@@ -100,36 +109,50 @@ def pool_from_spec(spec: PoolSpec, owner: str | None = None) -> Pool:
 
 def build_topology(spec: TopologySpec) -> Topology:
     """Check every cross-object rule and build the topology, or raise :class:`InvalidInput`."""
-    destinations = {d.name: destination_from_spec(d) for d in spec.destinations}
-    pools = [pool_from_spec(p, _owner(p)) for p in spec.pools]
-    problems = list(_problems(spec, destinations, pools))
+    destinations = [destination_from_spec(d) for d in spec.destinations]
+    declared = [
+        (pool_from_spec(p, owner_of(p.name, p.resource, p.members)), p.members) for p in spec.pools
+    ]
+    return assemble_topology(destinations, declared)
+
+
+def assemble_topology(
+    destinations: Sequence[Destination], declared: Sequence[Declared]
+) -> Topology:
+    """The topology of built destinations and declared pools (each with the members its spec
+    lists), once every rule that spans objects holds; else :class:`InvalidInput` naming each
+    problem. The one place those rules are checked, whichever reader built the objects."""
+    by_name = {d.name: d for d in destinations}
+    problems = list(_problems(destinations, by_name, declared))
     if problems:
         raise InvalidInput(problems)
-    return _assemble(spec, destinations, pools)
+    return _assemble(by_name, declared)
 
 
-def _owner(spec: PoolSpec) -> str | None:
+def owner_of(pool: str, resource: str, members: Sequence[str]) -> str | None:
     """The member whose standalone pool this declared pool is (T7), if any (the last listed)."""
     owner = None
-    for member in spec.members:
-        if spec.name == standalone_pool_name(member, spec.resource):
+    for member in members:
+        if pool == standalone_pool_name(member, resource):
             owner = member
     return owner
 
 
 def _problems(
-    spec: TopologySpec, destinations: dict[str, Destination], pools: list[Pool]
+    listed: Sequence[Destination],
+    destinations: dict[str, Destination],
+    declared: Sequence[Declared],
 ) -> Iterator[Problem]:
-    for name, n in Counter(d.name for d in spec.destinations).items():
+    for name, n in Counter(d.name for d in listed).items():
         if n > 1:
             yield Problem(f"destination {name!r}", "name", f"duplicate destination name ({n}×)")
-    for name, n in Counter(p.name for p in spec.pools).items():
+    for name, n in Counter(p.name for p, _ in declared).items():
         if n > 1:
             yield Problem(f"pool {name!r}", "name", f"duplicate pool name ({n}×)")
     for dest in destinations.values():
         yield from destination_problems(dest, lanes_from_spec=True)
-    yield from _target_problems(pools)
-    yield from _membership_problems(spec, destinations)
+    yield from _target_problems([p for p, _ in declared])
+    yield from _membership_problems(declared, destinations)
 
 
 def _target_problems(pools: list[Pool]) -> Iterator[Problem]:
@@ -153,14 +176,14 @@ def _target_problems(pools: list[Pool]) -> Iterator[Problem]:
 
 
 def _membership_problems(
-    spec: TopologySpec, destinations: dict[str, Destination]
+    declared: Sequence[Declared], destinations: dict[str, Destination]
 ) -> Iterator[Problem]:
     claimed: dict[tuple[str, str], str] = {}
-    for pool in spec.pools:
+    for pool, members in declared:
         obj = f"pool {pool.name!r}"
-        unique = dict.fromkeys(pool.members)
-        if len(unique) != len(pool.members):
-            for member, n in Counter(pool.members).items():
+        unique = dict.fromkeys(members)
+        if len(unique) != len(members):
+            for member, n in Counter(members).items():
                 if n > 1:
                     yield Problem(obj, "members", f"destination {member!r} is listed {n} times")
         for member in unique:
@@ -185,11 +208,11 @@ def _membership_problems(
                     f"destination {member!r} is already in pool {first!r} for resource "
                     f"{pool.resource!r}; a destination belongs to one pool per resource",
                 )
-    yield from _reserved_name_problems(spec, destinations, claimed)
+    yield from _reserved_name_problems(declared, destinations, claimed)
 
 
 def _reserved_name_problems(
-    spec: TopologySpec,
+    declared: Sequence[Declared],
     destinations: dict[str, Destination],
     claimed: dict[tuple[str, str], str],
 ) -> Iterator[Problem]:
@@ -198,7 +221,7 @@ def _reserved_name_problems(
         for d in destinations.values()
         for r in d.resources
     }
-    for pool in spec.pools:
+    for pool, _ in declared:
         owner = standalone.get(pool.name)
         if owner is not None and claimed.get(owner) != pool.name:
             yield Problem(
@@ -209,15 +232,13 @@ def _reserved_name_problems(
             )
 
 
-def _assemble(
-    spec: TopologySpec, destinations: dict[str, Destination], declared: list[Pool]
-) -> Topology:
+def _assemble(destinations: dict[str, Destination], declared: Sequence[Declared]) -> Topology:
     pools: dict[str, Pool] = {}
     memberships: dict[tuple[str, str], str] = {}
-    for pool_spec, pool in zip(spec.pools, declared, strict=True):
-        for member in pool_spec.members:
-            memberships[(member, pool_spec.resource)] = pool_spec.name
-        pools[pool_spec.name] = pool
+    for pool, members in declared:
+        for member in members:
+            memberships[(member, pool.resource)] = pool.name
+        pools[pool.name] = pool
     for dest in destinations.values():
         for resource in dest.resources:
             if (dest.name, resource) not in memberships:

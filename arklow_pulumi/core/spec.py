@@ -26,19 +26,46 @@ standalone pool's name ``<destination>/<resource>`` is checked against 255 where
 
 from __future__ import annotations
 
-from typing import Annotated, Any, Literal
+from typing import Annotated, Any
 
 from pydantic import AfterValidator, BaseModel, ConfigDict, Field, model_validator
 
+from arklow_pulumi.core.limits import (
+    DEFAULT_HEADROOM,
+    MAX_COUNT,
+    MAX_FACTOR,
+    MAX_HEADROOM,
+    MAX_NAME_LENGTH,
+    MAX_UNITS,
+    MIN_CAPACITY,
+    MIN_FACTOR,
+    MIN_UNITS_PER_REPLICA,
+    TARGET_KINDS,
+    TargetKind,
+)
 from arklow_pulumi.core.policy import DEFAULT_POLICY
 
-MAX_NAME_LENGTH = 255
-MAX_COUNT = 1_000_000
-MAX_UNITS = 1e12
-MIN_CAPACITY = 1e-9
-MIN_FACTOR, MAX_FACTOR = 1e-6, 1e6
-MIN_UNITS_PER_REPLICA = 1e-6
-MAX_HEADROOM = 100.0
+__all__ = [
+    "DEFAULT_HEADROOM",
+    "MAX_COUNT",
+    "MAX_FACTOR",
+    "MAX_HEADROOM",
+    "MAX_NAME_LENGTH",
+    "MAX_UNITS",
+    "MIN_CAPACITY",
+    "MIN_FACTOR",
+    "MIN_UNITS_PER_REPLICA",
+    "TARGET_KINDS",
+    "DemandSpec",
+    "DestinationSpec",
+    "LaneSpec",
+    "Name",
+    "PoolSpec",
+    "ScalePolicySpec",
+    "ScaleTargetSpec",
+    "TargetKind",
+    "TopologySpec",
+]
 
 
 def _printable(value: str) -> str:
@@ -68,10 +95,6 @@ Count = Annotated[int, Field(strict=True, ge=0, le=MAX_COUNT)]
 Step = Annotated[int, Field(strict=True, ge=1, le=MAX_COUNT)]
 Percent = Annotated[float, Field(strict=True, ge=0, le=100, allow_inf_nan=False)]
 Fraction = Annotated[float, Field(strict=True, ge=0, le=1, allow_inf_nan=False)]
-
-TargetKind = Literal["aws_asg", "gcp_mig"]
-TARGET_KINDS: tuple[TargetKind, ...] = ("aws_asg", "gcp_mig")
-DEFAULT_HEADROOM = 0.1
 
 
 class _Spec(BaseModel):

@@ -12,8 +12,8 @@ from functools import cached_property
 from types import MappingProxyType
 from typing import TypeVar
 
+from arklow_pulumi.core.limits import DEFAULT_HEADROOM, TargetKind
 from arklow_pulumi.core.policy import DEFAULT_POLICY, ScalePolicy
-from arklow_pulumi.core.spec import DEFAULT_HEADROOM, TargetKind
 
 EMPTY: Mapping[str, float] = MappingProxyType({})
 K = TypeVar("K")

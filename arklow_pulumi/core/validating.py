@@ -12,7 +12,7 @@ from collections import Counter
 from collections.abc import Iterable, Iterator
 
 from arklow_pulumi.core.errors import Problem
-from arklow_pulumi.core.spec import (
+from arklow_pulumi.core.limits import (
     MAX_COUNT,
     MAX_FACTOR,
     MAX_HEADROOM,
