@@ -74,7 +74,7 @@ def _run(*args: str | Path) -> str:
 
 
 def _simulate_case(topology: Path, trace: Path, *extra: str) -> dict[str, Any]:
-    common = ("simulate", "--topology", topology, "--trace", trace, *extra)
+    common: tuple[str | Path, ...] = ("simulate", "--topology", topology, "--trace", trace, *extra)
     topo = load_topology(topology)
     options = dict(zip(extra[::2], extra[1::2], strict=True))
     results = simulate(
