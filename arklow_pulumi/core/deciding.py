@@ -24,8 +24,9 @@ from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
+from weakref import WeakKeyDictionary
 
-from arklow_pulumi.core.allocating import Allocation, allocate
+from arklow_pulumi.core.allocating import Allocation, PoolResult, allocate
 from arklow_pulumi.core.policy import clamp, next_replicas, within_tolerance
 from arklow_pulumi.core.topology import Pool, ScaleTarget, Topology
 
@@ -83,31 +84,65 @@ def observed_of(pool: Pool, target: ScaleTarget, observed: Mapping[TargetId, Obs
     return seen if seen is not None else Observed(in_service=target.replicas, pending=0)
 
 
-# Per pool with targets: each target's id, value and observation, in the pool's target order.
-_Seen = tuple[tuple[TargetId, ScaleTarget, Observed], ...]
+@dataclass(frozen=True, slots=True)
+class _PoolPlan:
+    """A pool with targets, as every decision on its topology reads it: its targets' ids made
+    once, and whether it has members (a pool without settles its targets)."""
+
+    name: str
+    pool: Pool
+    settle: bool
+    targets: tuple[tuple[TargetId, ScaleTarget], ...]
 
 
-def _seen(topo: Topology, observed: Mapping[TargetId, Observed]) -> dict[str, _Seen]:
-    return {
-        pool.name: tuple(
-            (TargetId(pool.name, t.name), t, observed_of(pool, t, observed))
-            for t in pool.scale_targets
+_PLANS: WeakKeyDictionary[Topology, tuple[_PoolPlan, ...]] = WeakKeyDictionary()
+
+
+def _plans(topo: Topology) -> tuple[_PoolPlan, ...]:
+    """The topology's pools with targets, in pool order; built once per topology value."""
+    plans = _PLANS.get(topo)
+    if plans is None:
+        plans = _PLANS[topo] = tuple(
+            _PoolPlan(
+                name=pool.name,
+                pool=pool,
+                settle=not topo.members(pool.name),
+                targets=tuple((TargetId(pool.name, t.name), t) for t in pool.scale_targets),
+            )
+            for pool in topo.pools.values()
+            if pool.scale_targets
         )
-        for pool in topo.pools.values()
-        if pool.scale_targets
-    }
+    return plans
+
+
+# Per pool with targets: each target's observation, in the pool's target order.
+_Seen = list[tuple[_PoolPlan, list[Observed]]]
+
+
+def _seen(topo: Topology, observed: Mapping[TargetId, Observed]) -> _Seen:
+    get = observed.get
+    seen: _Seen = []
+    for plan in _plans(topo):
+        found = []
+        for tid, t in plan.targets:
+            o = get(tid)
+            found.append(o if o is not None else Observed(in_service=t.replicas, pending=0))
+        seen.append((plan, found))
+    return seen
 
 
 def in_service_capacity(topo: Topology, observed: Mapping[TargetId, Observed]) -> dict[str, float]:
     """Each pool with targets: static capacity plus in-service replicas × units per replica."""
-    return _capacity(topo, _seen(topo, observed))
+    return _capacity(_seen(topo, observed))
 
 
-def _capacity(topo: Topology, seen: Mapping[str, _Seen]) -> dict[str, float]:
-    return {
-        name: topo.pools[name].capacity + sum(o.in_service * t.units_per_replica for _, t, o in ts)
-        for name, ts in seen.items()
-    }
+def _capacity(seen: _Seen) -> dict[str, float]:
+    capacity = {}
+    for plan, found in seen:
+        pairs = zip(found, plan.targets, strict=True)
+        units = [o.in_service * t.units_per_replica for o, (_, t) in pairs]
+        capacity[plan.name] = plan.pool.capacity + sum(units)
+    return capacity
 
 
 def decide(
@@ -125,31 +160,30 @@ def decide(
     the allocation, pools and target decisions are the same.
     """
     seen = _seen(topo, observed)
-    allocation = allocate(topo, demand, _capacity(topo, seen), admission=admission)
+    allocation = allocate(topo, demand, _capacity(seen), admission=admission)
     targets: dict[TargetId, TargetDecision] = {}
-    for name, ts in seen.items():
-        for decision in _decide_pool(topo, topo.pools[name], allocation, ts, history, now):
-            targets[decision.target] = decision
+    pools = allocation.pools
+    for plan, found in seen:
+        _decide_pool(plan, pools[plan.name], found, history, now, targets)
     return Decision(allocation=allocation, targets=targets)
 
 
 def _decide_pool(
-    topo: Topology,
-    pool: Pool,
-    allocation: Allocation,
-    seen: _Seen,
+    plan: _PoolPlan,
+    result: PoolResult,
+    seen: list[Observed],
     history: Mapping[TargetId, Sequence[Recommendation]],
     now: float,
+    out: dict[TargetId, TargetDecision],
     /,
-) -> list[TargetDecision]:
+) -> None:
+    pool = plan.pool
     policy = pool.scale_policy
-    result = allocation.pools[pool.name]
-    currents = [o.in_service + o.pending for _, _, o in seen]
-    settle = not topo.members(pool.name)
-    hold = not settle and _within_tolerance(pool, result.demand, seen, currents)
+    currents = [o.in_service + o.pending for o in seen]
+    settle = plan.settle
+    hold = not settle and _within_tolerance(pool, result.demand, plan.targets, currents)
     horizon = now - policy.scale_down_window_s
-    decisions = []
-    for (tid, t, _), current, rec in zip(seen, currents, result.desired_replicas, strict=True):
+    for (tid, t), current, rec in zip(plan.targets, currents, result.desired_replicas, strict=True):
         lo, hi = t.min_replicas, t.max_replicas
         rec = clamp(rec, lo, hi)
         if settle:
@@ -161,14 +195,16 @@ def _decide_pool(
             desired = next_replicas(
                 policy, current=current, recommended=rec, window=window, low=lo, high=hi
             )
-        decisions.append(
-            TargetDecision(target=tid, recommended=rec, desired=desired, current=current)
-        )
-    return decisions
+        out[tid] = TargetDecision(target=tid, recommended=rec, desired=desired, current=current)
 
 
-def _within_tolerance(pool: Pool, demand: float, seen: _Seen, currents: Sequence[int]) -> bool:
+def _within_tolerance(
+    pool: Pool,
+    demand: float,
+    targets: Sequence[tuple[TargetId, ScaleTarget]],
+    currents: Sequence[int],
+) -> bool:
     """The pool's targets supply (in service + pending) what it needs, within the tolerance."""
     needed = demand * (1.0 + pool.headroom) - pool.capacity
-    supplied = sum(c * t.units_per_replica for c, (_, t, _) in zip(currents, seen, strict=True))
+    supplied = sum([c * t.units_per_replica for c, (_, t) in zip(currents, targets, strict=True)])
     return within_tolerance(max(0.0, needed), supplied, pool.scale_policy.tolerance)

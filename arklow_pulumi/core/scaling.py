@@ -50,6 +50,12 @@ def desired_replicas(
     if not targets:
         return ()
     units = target_units(demand, headroom, static_capacity)
+    if len(targets) == 1:
+        return (_one_target(units, targets[0]),)
+    return _several_targets(units, targets)
+
+
+def _several_targets(units: float, targets: Sequence[ScaleTarget]) -> tuple[int, ...]:
     exact = [
         share / t.units_per_replica
         for share, t in zip(_split(units, targets), targets, strict=True)
@@ -72,6 +78,25 @@ def desired_replicas(
         k = max(room, key=lambda i: (exact[i] - counts[i], -i))
         counts[k] += 1
     return tuple(counts)
+
+
+def _one_target(units: float, t: ScaleTarget) -> int:
+    """:func:`desired_replicas` for a pool's only target: the same steps as the general case
+    (``_split`` over one target, then rounding up while short), operation for operation, so the
+    result is the same to the bit; without the lists and closures."""
+    upr, lo, hi = t.units_per_replica, t.min_replicas, t.max_replicas
+    low, high = lo * upr, hi * upr
+    level = units / high if high > 0 else 0.0
+    share = high * level
+    if share < low:
+        share = low
+    elif share > high:
+        share = high
+    count = clamp(_floor((share or 0.0) / upr), lo, hi)
+    tolerance = _EPS * max(1.0, units)
+    while count < hi and units - count * upr > tolerance:
+        count += 1
+    return count
 
 
 def _floor(x: float) -> int:
