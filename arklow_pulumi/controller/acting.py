@@ -51,7 +51,7 @@ def changes_to_make(
 ) -> list[Change]:
     """The targets whose group would be written to, in target order."""
     found = []
-    for tid in sorted(decisions):
+    for tid in sorted(decisions, key=lambda t: (t.pool, t.name)):
         state = groups.get(tid)
         if state is not None and needs_change(state, decisions[tid].desired):
             found.append(Change(tid, targets[tid], state, decisions[tid].desired))

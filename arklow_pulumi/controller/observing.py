@@ -47,9 +47,17 @@ def fresh_demand(
 ) -> tuple[dict[str, tuple[float, float]], dict[str, float], frozenset[str]]:
     """(reports of known lanes, fresh demand, stale lanes)."""
     known = topo.lanes_by_key
-    mine = {lane: value for lane, value in reports.items() if lane in known}
-    fresh = {lane: d for lane, (d, at) in mine.items() if now - at <= ttl_s}
-    return mine, fresh, frozenset(mine.keys() - fresh.keys())
+    mine: dict[str, tuple[float, float]] = {}
+    fresh: dict[str, float] = {}
+    stale = []
+    for lane, value in reports.items():
+        if lane in known:
+            mine[lane] = value
+            if now - value[1] <= ttl_s:
+                fresh[lane] = value[0]
+            else:
+                stale.append(lane)
+    return mine, fresh, frozenset(stale)
 
 
 def scale_targets(topo: Topology) -> dict[TargetId, ScaleTarget]:
@@ -70,7 +78,7 @@ def describe_targets(
     fallback: Mapping[TargetId, Observed],
 ) -> tuple[dict[TargetId, GroupState], dict[TargetId, Observed], dict[TargetId, SupplyError], bool]:
     """(described groups, observations, errors, whether every partition answered)."""
-    refs: list[GroupRef] = sorted({t.group for t in targets.values()})
+    refs: list[GroupRef] = sorted({t.group for t in targets.values()}, key=GroupRef.sort_key)
     described = supply.describe_partial(refs, detail=False)
     groups: dict[TargetId, GroupState] = {}
     errors: dict[TargetId, SupplyError] = {}

@@ -12,34 +12,50 @@ row (DESIGN.md "Demand trace"), so this is the per-tick series without its repea
 
 from __future__ import annotations
 
+from collections.abc import Iterable, Mapping
 from datetime import UTC, datetime
+from itertools import repeat
 
 from arklow_pulumi.controller.observing import Observation
 from arklow_pulumi.controller.ports import LaneView, PoolView, Published, TargetView
+from arklow_pulumi.core.allocating import LaneResult, LaneResults
 from arklow_pulumi.core.deciding import Decision, Observed, TargetId
+
+_NO_REPORT = (0.0, 0.0)
 
 
 def build_published(
     tick: int, obs: Observation, decision: Decision, previous: Published | None
 ) -> Published:
-    lanes: dict[str, LaneView] = {}
+    rows = list(_lane_rows(decision.allocation.lanes))
+    keys, _demand, allocation, held, admission = zip(*rows, strict=True) if rows else ((),) * 5
+    reports = obs.reports
+    raw = [reports.get(key, _NO_REPORT)[0] for key in keys]
+    fresh = zip(raw, allocation, held, admission, repeat(False), strict=False)
+    lanes = dict(zip(keys, map(LaneView._make, fresh), strict=True))
+    # A stale lane keeps what it was last published with (or, never published, this tick's).
     before = previous.lanes if previous is not None else {}
-    for key, result in decision.allocation.lanes.items():
-        raw = obs.reports.get(key, (0.0, 0.0))[0]
-        kept = before.get(key)
-        if key in obs.stale and kept is not None:
-            lanes[key] = LaneView(raw, kept.allocation, kept.held, kept.admission, stale=True)
-        else:
-            stale = key in obs.stale
-            lanes[key] = LaneView(
-                raw, result.allocation, result.held, result.admission, stale=stale
-            )
+    for key in obs.stale:
+        view = lanes.get(key)
+        if view is not None:
+            kept = before.get(key, view)
+            lanes[key] = LaneView(view.demand, kept.allocation, kept.held, kept.admission, True)
     return Published(
         tick=tick,
         time=datetime.fromtimestamp(obs.at, UTC),
         lanes=lanes,
         pools=_pools(obs, decision),
     )
+
+
+def _lane_rows(
+    lanes: Mapping[str, LaneResult],
+) -> Iterable[tuple[str, float, float, float, float]]:
+    """``(key, demand, allocation, held, admission)`` per lane: read from the allocation's
+    columns when it keeps them (no result object per lane)."""
+    if isinstance(lanes, LaneResults):
+        return lanes.rows()
+    return ((k, r.demand, r.allocation, r.held, r.admission) for k, r in lanes.items())
 
 
 def _pools(obs: Observation, decision: Decision) -> dict[str, PoolView]:

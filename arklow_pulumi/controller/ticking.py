@@ -22,6 +22,7 @@ one starts right after it, never two at once (:func:`run_loop`).
 from __future__ import annotations
 
 import logging
+import threading
 import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
@@ -37,7 +38,7 @@ from arklow_pulumi.controller.acting import (
     describe_plan,
     with_detail,
 )
-from arklow_pulumi.controller.documents import published_document, published_from_document
+from arklow_pulumi.controller.documents import published_from_document, published_json
 from arklow_pulumi.controller.observing import (
     Observation,
     describe_targets,
@@ -51,7 +52,14 @@ from arklow_pulumi.controller.publishing import (
     observed_from_published,
 )
 from arklow_pulumi.controller.sinking import StoreDemandSink
-from arklow_pulumi.core.deciding import Decision, Observed, Recommendation, TargetId, decide
+from arklow_pulumi.core.deciding import (
+    Decision,
+    Observed,
+    Recommendation,
+    TargetDecision,
+    TargetId,
+    decide,
+)
 from arklow_pulumi.core.errors import ArklowError
 from arklow_pulumi.core.policy import DEFAULT_POLICY
 from arklow_pulumi.core.topology import Topology
@@ -168,6 +176,9 @@ class Controller:
         self.say = say
         self._memory = _Memory()
         self._sink = StoreDemandSink(self)
+        # The act step's resizes run in parallel; their fence checks (one renewal each) take
+        # turns here rather than in the database's lock wait (SQLite's busy handler sleeps).
+        self._fencing = threading.Lock()
         # Set on PostgreSQL (replicas): who leads, and the renew deadline every resize respects.
         self.elector: Elector | None = None
 
@@ -315,7 +326,8 @@ class Controller:
         elector = self.elector
         if elector is not None and elector.leading() != lease:
             raise LeaseLost(f"lease epoch {lease.epoch} no longer held; resize not sent")
-        renew_lease(self.store, lease)  # fenced: a replica that lost the lease stops here
+        with self._fencing:
+            renew_lease(self.store, lease)  # fenced: a replica that lost the lease stops here
         if elector is not None and elector.leading() != lease:
             raise LeaseLost(f"lease epoch {lease.epoch} no longer held; resize not sent")
 
@@ -355,14 +367,13 @@ class Controller:
         obs, decision, published = view.observation, view.decision, view.published
         memory = self._memory
         lease = self._held()
-        recommendations = [
-            (tid.name, obs.at, d.recommended) for tid, d in sorted(decision.targets.items())
-        ]
-        targets = self._target_records(obs, decision)
+        decided = _in_target_order(decision)
+        recommendations = [(tid.name, obs.at, d.recommended) for tid, d in decided]
+        targets = self._target_records(obs, decided)
         record = TickRecord(
             tick=published.tick,
             at=obs.at,
-            published=published_document(published),
+            published=published_json(published),
             targets=[t for t in targets if memory.written.get(t.target) != t],
             recommendations=recommendations,
             demand=history_rows(obs, memory.last_demand, self.settings.keyframe_s),
@@ -382,9 +393,11 @@ class Controller:
         if self.observer is not None:
             self.observer.leadership(True, lease.epoch, 0.0)  # write_tick renewed it
 
-    def _target_records(self, obs: Observation, decision: Decision) -> list[TargetRecord]:
+    def _target_records(
+        self, obs: Observation, decided: list[tuple[TargetId, TargetDecision]]
+    ) -> list[TargetRecord]:
         records = []
-        for tid, d in sorted(decision.targets.items()):
+        for tid, d in decided:
             seen = obs.observed[tid]
             records.append(
                 TargetRecord(tid.name, tid.pool, seen.in_service, seen.pending, d.desired)
@@ -404,6 +417,11 @@ class Controller:
         """How far back recommendations matter: the longest scale-down window, and a tick."""
         windows = [p.scale_policy.scale_down_window_s for p in topo.pools.values()]
         return max([DEFAULT_POLICY.scale_down_window_s, *windows]) + self.settings.interval_s
+
+
+def _in_target_order(decision: Decision) -> list[tuple[TargetId, TargetDecision]]:
+    """The decision's targets sorted as :class:`TargetId` sorts (pool, then name)."""
+    return sorted(decision.targets.items(), key=lambda item: (item[0].pool, item[0].name))
 
 
 def run_loop(controller: Controller, wait: Callable[[float], bool]) -> None:

@@ -15,17 +15,16 @@ unconditionally with epoch 1; on PostgreSQL an acquisition that takes over bumps
 from __future__ import annotations
 
 import hashlib
+import json
 from collections.abc import Iterator, Mapping, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass, field
 from typing import Any
 
 from sqlalchemy import (
-    JSON,
     Connection,
-    String,
+    Float,
     Table,
-    cast,
     delete,
     func,
     insert,
@@ -95,7 +94,8 @@ class TickRecord:
 
     tick: int
     at: float
-    published: Mapping[str, Any]
+    # The published document, or its JSON text already serialised (the tick's fast path).
+    published: Mapping[str, Any] | str
     targets: Sequence[TargetRecord] = ()
     recommendations: Sequence[tuple[str, float, int]] = ()  # (target, at, replicas)
     demand: Sequence[tuple[str, float]] = ()  # (lane, demand) history rows at ``at``
@@ -212,6 +212,9 @@ def _check(conn: Connection, lease: Lease) -> None:
 
 @contextmanager
 def _transaction(store: Store, readonly: bool = False) -> Iterator[Connection]:
+    """A runtime transaction; a database error (SQLAlchemy's, or the driver's own from a
+    statement sent straight to the driver) becomes one :class:`StoreError` line."""
+    driver_error: type[Exception] = store.engine.dialect.loaded_dbapi.Error
     try:
         if readonly:
             with reading(store) as conn:
@@ -221,6 +224,8 @@ def _transaction(store: Store, readonly: bool = False) -> Iterator[Connection]:
                 yield conn
     except DBAPIError as exc:
         raise StoreError(f"store {store.display_url}: {exc.orig}") from exc
+    except driver_error as exc:
+        raise StoreError(f"store {store.display_url}: {exc}") from exc
 
 
 # -- demand reports ---------------------------------------------------------------------------
@@ -257,50 +262,64 @@ def load_published(store: Store) -> tuple[int, float, dict[str, Any]] | None:
 def load_demand_reports(store: Store) -> dict[str, tuple[float, float]]:
     """lane -> (demand, reported_at)."""
     with _transaction(store, readonly=True) as conn:
-        rows = conn.execute(select(REPORTS.c.lane, REPORTS.c.demand, REPORTS.c.reported_at))
-        return {r.lane: (r.demand, r.reported_at) for r in rows}
+        rows = _driver_rows(conn, f"SELECT lane, demand, reported_at FROM {REPORTS.name}")
+    return {lane: (demand, at) for lane, demand, at in rows}
+
+
+def _driver_rows(conn: Connection, sql: str) -> list[tuple[Any, ...]]:
+    """Plain tuples from the driver's cursor, in the connection's transaction (no result
+    processing: the columns read this way are numbers and text)."""
+    cursor = conn.connection.cursor()
+    try:
+        cursor.execute(sql)
+        return list(cursor.fetchall())
+    finally:
+        cursor.close()
 
 
 # -- the tick's record ------------------------------------------------------------------------
 
 
 def write_tick(store: Store, lease: Lease, record: TickRecord) -> None:
-    """Write one tick (renewing the lease by compare-and-set first) and prune one batch."""
+    """Write one tick (renewing the lease by compare-and-set first) and prune one batch.
+
+    Rows go straight to the driver, one ``executemany`` per table (no per-row statement
+    compilation: a tick adds up to one history row per lane)."""
     with _transaction(store) as conn:
         _renew(conn, lease)
         if record.targets:
-            rows = [
-                {
-                    "target": t.target,
-                    "pool": t.pool,
-                    "in_service": t.in_service,
-                    "pending": t.pending,
-                    "desired": t.desired,
-                    "observed_at": record.at,
-                }
-                for t in record.targets
-            ]
-            _upsert(conn, TARGETS, rows, ("target",))
+            _insert_many(
+                conn,
+                TARGETS,
+                ("target", "pool", "in_service", "pending", "desired", "observed_at"),
+                [
+                    (t.target, t.pool, t.in_service, t.pending, t.desired, record.at)
+                    for t in record.targets
+                ],
+                conflict=("target",),
+            )
         if record.recommendations:
-            conn.execute(
-                insert(RECOMMENDATIONS),
-                [{"target": t, "at": at, "replicas": n} for t, at, n in record.recommendations],
+            _insert_many(
+                conn, RECOMMENDATIONS, ("target", "at", "replicas"), record.recommendations
             )
         if record.demand:
-            conn.execute(
-                insert(HISTORY),
-                [
-                    {"tick": record.tick, "at": record.at, "lane": lane, "demand": d}
-                    for lane, d in record.demand
-                ],
+            tick, at = record.tick, record.at
+            _insert_many(
+                conn,
+                HISTORY,
+                ("tick", "at", "lane", "demand"),
+                [(tick, at, lane, d) for lane, d in record.demand],
             )
-        published = {
-            "name": PUBLISHED_NAME,
-            "tick": record.tick,
-            "at": record.at,
-            "document": dict(record.published),
-        }
-        _upsert(conn, PUBLISHED, [published], ("name",))
+        document = record.published
+        text_doc = document if isinstance(document, str) else json.dumps(dict(document))
+        _insert_many(
+            conn,
+            PUBLISHED,
+            ("name", "tick", "at", "document"),
+            [(PUBLISHED_NAME, record.tick, record.at, text_doc)],
+            conflict=("name",),
+            json_columns=("document",),
+        )
         # At least twice what this tick added, so pruning always keeps up with the inserts.
         if record.history_before is not None:
             batch = max(PRUNE_BATCH, 2 * len(record.demand))
@@ -310,6 +329,30 @@ def write_tick(store: Store, lease: Lease, record: TickRecord) -> None:
         if record.recommendations_before is not None:
             batch = max(PRUNE_BATCH, 2 * len(record.recommendations))
             _prune(conn, RECOMMENDATIONS, record.recommendations_before, batch)
+
+
+def _insert_many(
+    conn: Connection,
+    table: Table,
+    columns: Sequence[str],
+    rows: Sequence[Sequence[Any]],
+    *,
+    conflict: Sequence[str] = (),
+    json_columns: Sequence[str] = (),
+) -> None:
+    """``INSERT`` (or, with ``conflict`` keys, insert-or-update: ``ON CONFLICT DO UPDATE``, the
+    same text in both dialects) of positional ``rows`` in one driver ``executemany``. A JSON
+    column takes the document's text."""
+    mark = "?" if conn.dialect.paramstyle == "qmark" else "%s"
+    postgres = conn.dialect.name == "postgresql"
+    marks = ", ".join(
+        f"CAST({mark} AS JSON)" if postgres and c in json_columns else mark for c in columns
+    )
+    sql = f"INSERT INTO {table.name} ({', '.join(columns)}) VALUES ({marks})"
+    if conflict:
+        updates = ", ".join(f"{c} = excluded.{c}" for c in columns if c not in conflict)
+        sql += f" ON CONFLICT ({', '.join(conflict)}) DO UPDATE SET {updates}"
+    conn.exec_driver_sql(sql, [tuple(r) for r in rows])
 
 
 def _prune(conn: Connection, table: Table, before: float, batch: int | None = None) -> int:
@@ -346,22 +389,41 @@ def _upsert(
 
 
 def topology_fingerprint(store: Store) -> str:
-    """A digest of every topology row, read without decoding any JSON document: the controller
-    rebuilds (and recompiles) its topology only when this changes. Read it *before* loading the
-    topology, so a change landing in between makes the next tick reload."""
+    """A digest of every topology row: the controller rebuilds (and recompiles) its topology only
+    when this changes. Read it *before* loading the topology, so a change landing in between
+    makes the next tick reload.
+
+    The database does the reading: each table comes back as one text, a JSON array per row in
+    primary-key order, and only that text is hashed here. Floats are written with 17 significant
+    digits on SQLite (its printf needs the ``!`` flag for more than 16), so every stored bit
+    counts; PostgreSQL writes them exactly. A JSON array is an unambiguous encoding, so two
+    different sets of rows never give the same text."""
     from arklow_pulumi.store.tables import Base
 
     digest = hashlib.sha256()
     with _transaction(store, readonly=True) as conn:
         for name in ("destinations", "pools", "memberships", "scale_targets"):
-            table = Base.metadata.tables[name]
-            columns = [cast(c, String) if isinstance(c.type, JSON) else c for c in table.columns]
-            query = select(*columns).order_by(*table.primary_key.columns)
-            # Raw driver rows: no per-value result processing, only the digest's own work.
-            rows = conn.exec_driver_sql(str(query.compile(dialect=conn.dialect))).fetchall()
-            digest.update(repr(rows).encode())
+            ((table_text,),) = _driver_rows(conn, _table_text_sql(Base.metadata.tables[name], conn))
+            digest.update((table_text or "").encode())
             digest.update(b"|")
     return digest.hexdigest()
+
+
+def _table_text_sql(table: Table, conn: Connection) -> str:
+    quote = conn.dialect.identifier_preparer.quote
+    names = {c.name: quote(c.name) for c in table.columns}
+    order = ", ".join(names[c.name] for c in table.primary_key.columns)
+    if conn.dialect.name == "postgresql":
+        row = f"json_build_array({', '.join(names.values())})::text"
+        return f"SELECT string_agg({row}, chr(10) ORDER BY {order}) FROM {quote(table.name)}"
+    values = [
+        f"CASE WHEN {names[c.name]} IS NULL THEN NULL ELSE printf('%!.17g', {names[c.name]}) END"
+        if isinstance(c.type, Float)
+        else names[c.name]
+        for c in table.columns
+    ]
+    rows = f"SELECT json_array({', '.join(values)}) AS r FROM {quote(table.name)} ORDER BY {order}"
+    return f"SELECT group_concat(r, char(10)) FROM ({rows})"
 
 
 def load_snapshot(store: Store, recommendations_since: float) -> RuntimeSnapshot:

@@ -55,7 +55,12 @@ class InMemorySupply:
             found = {r: self.groups[r] for r in refs if r in self.groups}
         if detail:
             return found
-        return {r: replace(g, policies=None, scheduled_actions=None) for r, g in found.items()}
+        return {
+            r: g
+            if g.policies is None and g.scheduled_actions is None
+            else replace(g, policies=None, scheduled_actions=None)
+            for r, g in found.items()
+        }
 
     def set_desired(
         self,

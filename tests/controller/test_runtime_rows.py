@@ -1,0 +1,188 @@
+"""The tick's store reads and writes on both dialects: the topology digest the database computes,
+the packed published document, rows sent straight to the driver, and a driver's own error."""
+
+from __future__ import annotations
+
+import json
+import math
+from collections.abc import Iterator
+from datetime import UTC, datetime
+from pathlib import Path
+
+import pytest
+from sqlalchemy import text
+
+from arklow_pulumi.controller.documents import (
+    published_document,
+    published_from_document,
+    published_json,
+)
+from arklow_pulumi.controller.ports import LaneView, PoolView, Published, TargetView
+from arklow_pulumi.core.topology import Topology
+from arklow_pulumi.store.engine import Store, StoreError, close_stores, open_store
+from arklow_pulumi.store.runtime import (
+    TargetRecord,
+    TickRecord,
+    acquire_lease,
+    load_demand_reports,
+    load_published,
+    load_snapshot,
+    store_demand_reports,
+    topology_fingerprint,
+    write_tick,
+)
+from tests.builders import dest, lane, pool, target, topo
+from tests.controller.conftest import put_topology
+from tests.store import postgres_server
+
+
+@pytest.fixture(scope="module")
+def postgres() -> Iterator[postgres_server.Cluster]:
+    yield postgres_server.cluster()
+
+
+@pytest.fixture(params=["sqlite", pytest.param("postgresql", marks=pytest.mark.postgres)])
+def any_store(request: pytest.FixtureRequest, tmp_path: Path) -> Iterator[Store]:
+    if request.param == "sqlite":
+        url = f"sqlite:///{tmp_path / 'arklow.db'}"
+    else:
+        url = request.getfixturevalue("postgres").create_database()
+    yield open_store(url)
+    close_stores()
+
+
+def shared(capacity: float = 4.0, weight: float = 1.0, upr: float = 8.0) -> Topology:
+    return topo(
+        [dest("search", ["gpu"], lane("batch", 64, weight)), dest("reports", ["gpu"])],
+        [
+            pool(
+                "shared-gpu",
+                "gpu",
+                ["search", "reports"],
+                capacity,
+                scale_targets=[target("gpu-workers", 1, 10, upr, 2)],
+            )
+        ],
+    )
+
+
+def published(tick: int = 7) -> Published:
+    return Published(
+        tick=tick,
+        time=datetime.fromtimestamp(1_800_000_000.25, UTC),
+        lanes={
+            "search/batch": LaneView(64.5, 0.1 + 0.2, 1e-300, 12.0),
+            "reports/nightly": LaneView(3.0, -0.0, 0.0, 5.5, stale=True),
+            "é/ünicode": LaneView(math.nextafter(1.0, 2.0), 2.0, 0.0, 2.0),
+        },
+        pools={
+            "shared-gpu": PoolView(
+                "gpu",
+                24.0,
+                30.5,
+                1.2708333333333333,
+                "constrained",
+                4,
+                {"gpu-workers": TargetView(4, 2, 1, 1, 10)},
+            ),
+            "empty": PoolView("cpu", 0.0, 1.0, None, "constrained", 0, {}),
+        },
+    )
+
+
+def test_the_topology_digest_changes_with_any_stored_value_and_only_then(
+    any_store: Store,
+) -> None:
+    put_topology(any_store, shared())
+    first = topology_fingerprint(any_store)
+    put_topology(any_store, shared())  # the same rows written again
+    assert topology_fingerprint(any_store) == first
+    seen = {first}
+    # a capacity one bit away (17 significant digits tell them apart), a lane's weight in the
+    # destination's JSON document, a target's units, a membership gone
+    for changed in (
+        shared(capacity=math.nextafter(4.0, 5.0)),
+        shared(weight=2.0),
+        shared(upr=math.nextafter(8.0, 9.0)),
+        topo([dest("search", ["gpu"], lane("batch", 64))], [pool("shared-gpu", "gpu", [])]),
+    ):
+        put_topology(any_store, changed)
+        digest = topology_fingerprint(any_store)
+        assert digest not in seen
+        seen.add(digest)
+
+
+def test_a_published_tick_round_trips_bit_for_bit_through_the_store(any_store: Store) -> None:
+    lease = acquire_lease(any_store, "test", 15.0, force=True)
+    assert lease is not None
+    value = published()
+    record = TickRecord(
+        tick=value.tick,
+        at=1_800_000_000.25,
+        published=published_json(value),
+        targets=[TargetRecord("gpu-workers", "shared-gpu", 2, 1, 4)],
+        recommendations=[("gpu-workers", 1_800_000_000.25, 4)],
+        demand=[("search/batch", 64.5), ("reports/nightly", 0.0)],
+    )
+    write_tick(any_store, lease, record)
+    stored = load_published(any_store)
+    assert stored is not None and stored[0] == 7
+    back = published_from_document(stored[2])
+    assert back == value
+    assert [math.copysign(1.0, v.allocation) for v in back.lanes.values()] == [1.0, -1.0, 1.0]
+    assert list(back.lanes) == list(value.lanes)  # lane order kept
+    snapshot = load_snapshot(any_store, 0.0)
+    assert snapshot.targets == {"gpu-workers": TargetRecord("gpu-workers", "shared-gpu", 2, 1, 4)}
+    assert snapshot.recommendations == {"gpu-workers": [(1_800_000_000.25, 4)]}
+    assert snapshot.last_demand == {
+        "search/batch": (64.5, 1_800_000_000.25),
+        "reports/nightly": (0.0, 1_800_000_000.25),
+    }
+    # the next tick updates the target row in place
+    moved = [TargetRecord("gpu-workers", "shared-gpu", 4, 0, 4)]
+    write_tick(
+        any_store, lease, TickRecord(8, 1_800_000_010.0, published_json(published(8)), moved)
+    )
+    assert load_snapshot(any_store, 0.0).targets["gpu-workers"].in_service == 4
+
+
+def test_the_document_text_is_the_json_of_the_document() -> None:
+    value = published()
+    assert json.loads(published_json(value)) == published_document(value)
+
+
+def test_a_document_with_one_object_per_lane_is_still_read() -> None:
+    """The form stores held before lanes were packed."""
+    value = published()
+    earlier = {
+        "tick": value.tick,
+        "time": value.time.isoformat(),
+        "lanes": {
+            key: {
+                "demand": v.demand,
+                "allocation": v.allocation,
+                "held": v.held,
+                "admission": v.admission,
+                "stale": v.stale,
+            }
+            for key, v in value.lanes.items()
+        },
+        "pools": published_document(value)["pools"],
+    }
+    assert published_from_document(json.loads(json.dumps(earlier))) == value
+
+
+def test_demand_reports_read_through_the_driver(any_store: Store) -> None:
+    store_demand_reports(any_store, None, [("a/x", 1.5), ("b/y", 0.0), ("a/x", 2.5)], at=10.0)
+    assert load_demand_reports(any_store) == {"a/x": (2.5, 10.0), "b/y": (0.0, 10.0)}
+
+
+def test_a_driver_error_is_one_store_error_line(tmp_path: Path) -> None:
+    store = open_store(f"sqlite:///{tmp_path / 'arklow.db'}")
+    try:
+        with store.engine.begin() as conn:
+            conn.execute(text("DROP TABLE runtime_demand_reports"))
+        with pytest.raises(StoreError, match="no such table: runtime_demand_reports"):
+            load_demand_reports(store)
+    finally:
+        close_stores()
