@@ -11,21 +11,38 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 
+def pool_demands(
+    wanted: Sequence[float], lane_pools: Sequence[Sequence[tuple[int, float]]], pools: int
+) -> list[float]:
+    """Each pool's demand ``Σ e × cost`` over its lanes with demand, in lane order."""
+    demand = [0.0] * pools
+    for e, incidences in zip(wanted, lane_pools, strict=True):
+        if e > 0:
+            for p, cost in incidences:
+                demand[p] += e * cost
+    return demand
+
+
 def proportional_shares(
     wanted: Sequence[float],
     lane_pools: Sequence[Sequence[tuple[int, float]]],
     capacity: Sequence[float],
+    demand: Sequence[float] | None = None,
 ) -> list[float]:
-    """Each lane's allocation; ``lane_pools[i]`` lists ``(pool, cost)`` for lane ``i``."""
-    demand = [0.0] * len(capacity)
-    for e, pools in zip(wanted, lane_pools, strict=True):
-        if e > 0:
-            for p, cost in pools:
-                demand[p] += e * cost
+    """Each lane's allocation; ``lane_pools[i]`` lists ``(pool, cost)`` for lane ``i``;
+    ``demand`` is :func:`pool_demands` of the same lanes when the caller has it."""
+    if demand is None:
+        demand = pool_demands(wanted, lane_pools, len(capacity))
     fraction = [
         1.0 if d <= c else (c / d if c > 0 else 0.0) for d, c in zip(demand, capacity, strict=True)
     ]
-    return [
-        e * min((fraction[p] for p, _cost in pools), default=1.0) if e > 0 else 0.0
-        for e, pools in zip(wanted, lane_pools, strict=True)
-    ]
+    shares = []
+    for e, pools in zip(wanted, lane_pools, strict=True):
+        if e > 0:
+            if len(pools) == 1:
+                shares.append(e * fraction[pools[0][0]])
+            else:
+                shares.append(e * min([fraction[p] for p, _cost in pools], default=1.0))
+        else:
+            shares.append(0.0)
+    return shares

@@ -90,11 +90,11 @@ def run(
                 fresh.append(unit_run)
             members[name].append(unit_run)
         groups += batches(fresh, BATCH_LANES)
-    by_lane: dict[str, list[tuple[UnitRun, Batch]]] = {}
+    by_lane: dict[str, list[tuple[UnitRun, int]]] = {}
     for group in groups:
         for unit_run in group.runs:
-            for key in unit_run.unit.lane_keys:
-                by_lane.setdefault(key, []).append((unit_run, group))
+            for i, key in enumerate(unit_run.unit.lane_keys):
+                by_lane.setdefault(key, []).append((unit_run, i))
     scenario_of: dict[int, list[int]] = {}
     names = list(scenarios)
     for s, name in enumerate(names):
@@ -104,21 +104,29 @@ def run(
     series = [Series([], [], [], [], []) for _ in names]
     ticks = trace.tick_count(tick)
     all_runs = list(runs.values())
+    no_runs: list[tuple[UnitRun, int]] = []
     for k, batch in enumerate(changes(trace, tick)):
         now = k * tick
+        touched: dict[UnitRun, None] = {}  # in the order their demand first changed this tick
         for lane, value in batch:
-            for unit_run, group in by_lane.get(lane, ()):
-                if unit_run.demand.get(lane, 0.0) != value:
-                    unit_run.demand[lane] = value
-                    unit_run.version += 1
-                    group.demand_changed(unit_run)
+            for unit_run, i in by_lane.get(lane, no_runs):
+                values = unit_run.values
+                if values[i] != value:
+                    values[i] = value
+                    touched[unit_run] = None
+        for unit_run in touched:
+            unit_run.version += 1
+            assert unit_run.batch is not None
+            unit_run.batch.demand_changed(unit_run)
         for group in groups:
             for unit_run in group.step(k, now):
-                delta = unit_run.delta()
+                d0, d1, d2, d3 = unit_run.delta()
                 for s in scenario_of[id(unit_run)]:
                     acc = totals[s]
-                    for x in range(4):
-                        acc[x] += delta[x]
+                    acc[0] += d0
+                    acc[1] += d1
+                    acc[2] += d2
+                    acc[3] += d3
         for s in range(len(names)):
             acc, out = totals[s], series[s]
             out.times.append(now)

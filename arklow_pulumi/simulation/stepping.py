@@ -22,7 +22,7 @@ from arklow_pulumi.core.allocating import LaneResults
 from arklow_pulumi.core.deciding import Decision, Observed, Recommendation, TargetId, decide
 from arklow_pulumi.core.topology import Topology, frozen_map
 from arklow_pulumi.simulation.policies import FAIR
-from arklow_pulumi.simulation.sharing import proportional_shares
+from arklow_pulumi.simulation.sharing import pool_demands, proportional_shares
 from arklow_pulumi.simulation.supplying import SimulatedGroup
 from arklow_pulumi.simulation.units import Unit, demand_lane
 
@@ -42,13 +42,23 @@ class UnitRun:
         self.windows = [pools[pool].scale_policy.scale_down_window_s for pool, _t in unit.targets]
         self.pool_of_target = [unit.pool_names.index(pool) for pool, _t in unit.targets]
         self.histories: list[deque[Recommendation]] = [deque() for _ in unit.targets]
-        self.demand: dict[str, float] = {}
+        # the histories are kept in place, so one mapping serves every decision
+        self.history: dict[TargetId, Sequence[Recommendation]] = dict(
+            zip(self.ids, self.histories, strict=True)
+        )
+        # each lane's demand, in ``unit.lane_keys`` order (0 until its first row)
+        self.values = [0.0] * len(unit.lane_keys)
+        self.batch: Batch | None = None
         self.version = 0
         self.key: Hashable = None
         self.settled = False  # see :meth:`settles`
         n, m = len(unit.lane_keys), len(unit.pool_names)
         self.e = [0.0] * n
-        self.e_version = -1  # the demand version ``e`` was computed for
+        self.e_sum = 0.0
+        self.e_version = -1  # the demand version ``e`` (and what follows from it) was computed for
+        self.pool_demand: dict[str, float] = {}  # the proportional rule's scaling demand
+        self.pools_used: list[float] = []  # each pool's Σ e × cost
+        self.pool_demand_version = -1
         self.alloc = [0.0] * n
         self.capacity = [0.0] * m
         self.in_service = [0] * m
@@ -80,18 +90,19 @@ class UnitRun:
         return True
 
     def observed(self) -> dict[TargetId, Observed]:
-        return {tid: g.observed() for tid, g in zip(self.ids, self.groups, strict=True)}
+        return dict(zip(self.ids, [g.observed() for g in self.groups], strict=True))
 
-    def history(self) -> dict[TargetId, Sequence[Recommendation]]:
-        return dict(zip(self.ids, self.histories, strict=True))
+    def demand(self) -> dict[str, float]:
+        """Each lane's demand, keyed as ``decide`` reads it."""
+        return dict(zip(self.unit.lane_keys, self.values, strict=True))
 
     def decide_alone(self, now: float) -> None:
         if self.unit.rule == FAIR:
             decision = decide(
                 self.unit.topology,
-                self.demand,
+                self.demand(),
                 self.observed(),
-                self.history(),
+                self.history,
                 now,
                 admission=False,
             )
@@ -115,16 +126,19 @@ class UnitRun:
         unit = self.unit
         if self.e_version != self.version:  # e changes only with the demand
             self.e_version = self.version
-            get = self.demand.get
-            limits = zip(unit.lane_keys, unit.limits, strict=True)
-            self.e = [min(get(key, 0.0), limit) for key, limit in limits]
-        in_service = [0] * len(unit.pool_names)
-        for p, group in zip(self.pool_of_target, self.groups, strict=True):
-            in_service[p] += group.in_service
-        self.in_service = in_service
-        for p, count in enumerate(in_service):
-            if count > self.peak[p]:
-                self.peak[p] = count
+            # min(demand, limit), as min() picks: the demand unless the limit is smaller
+            pairs = zip(self.values, unit.limits, strict=True)
+            self.e = e = [limit if limit < d else d for d, limit in pairs]
+            self.e_sum = sum(e)
+        if self.groups:
+            in_service = [0] * len(unit.pool_names)
+            for p, group in zip(self.pool_of_target, self.groups, strict=True):
+                in_service[p] += group.in_service
+            self.in_service = in_service
+            peak = self.peak
+            for p, count in enumerate(in_service):
+                if count > peak[p]:
+                    peak[p] = count
         return unit
 
     def _targets(self, decision: Decision) -> None:
@@ -144,19 +158,18 @@ class UnitRun:
         for j, (_pool, target) in enumerate(unit.targets):
             capacity[self.pool_of_target[j]] += self.groups[j].in_service * target.units_per_replica
         self.capacity = capacity
-        self.alloc = proportional_shares(self.e, unit.lane_pools, capacity)
-        pool_demand = [0.0] * len(unit.pool_names)
-        for e, incidences in zip(self.e, unit.lane_pools, strict=True):
-            for p, cost in incidences:
-                pool_demand[p] += e * cost
-        known = unit.scaling.lanes_by_key
-        demand = {
-            demand_lane(name): pool_demand[p]
-            for p, name in enumerate(unit.pool_names)
-            if demand_lane(name) in known
-        }
+        if self.e_version != self.pool_demand_version:  # the pools' demand follows e
+            self.pool_demand_version = self.e_version
+            self.pools_used = pool_demands(self.e, unit.lane_pools, len(unit.pool_names))
+            known = unit.scaling.lanes_by_key
+            self.pool_demand = {
+                demand_lane(name): self.pools_used[p]
+                for p, name in enumerate(unit.pool_names)
+                if demand_lane(name) in known
+            }
+        self.alloc = proportional_shares(self.e, unit.lane_pools, capacity, self.pools_used)
         decision = decide(
-            unit.scaling, demand, self.observed(), self.history(), now, admission=False
+            unit.scaling, self.pool_demand, self.observed(), self.history, now, admission=False
         )
         self._targets(decision)
 
@@ -207,27 +220,29 @@ class UnitRun:
 
     def delta(self) -> Totals:
         """The change in this unit's per-tick totals since it was last decided."""
-        new = (sum(self.e), sum(self.alloc), sum(self.capacity), float(sum(self.in_service)))
+        new = (self.e_sum, sum(self.alloc), sum(self.capacity), float(sum(self.in_service)))
         old, self.totals = self.totals, new
         return (new[0] - old[0], new[1] - old[1], new[2] - old[2], new[3] - old[3])
 
     def flush(self, k: int) -> None:
-        """Count the current per-tick figures for every tick since the last flush, up to ``k``."""
+        """Count the current per-tick figures for every tick since the last flush, up to ``k``.
+
+        A lane without demand adds ``0 × n`` (its allocation is 0 then too): its sum, never
+        negative, is unchanged by the addition, so no lane needs a test.
+        """
         n = k - self.since
         self.since = k
         if n <= 0:
             return
-        e, alloc = self.e, self.alloc
-        self.sum_e = [s + x * n if x else s for s, x in zip(self.sum_e, e, strict=True)]
-        self.sum_alloc = [
-            s + a * n if x else s for s, x, a in zip(self.sum_alloc, e, alloc, strict=True)
-        ]
+        self.sum_e = [s + x * n for s, x in zip(self.sum_e, self.e, strict=True)]
+        self.sum_alloc = [s + a * n for s, a in zip(self.sum_alloc, self.alloc, strict=True)]
         self.sum_capacity = [
             s + c * n for s, c in zip(self.sum_capacity, self.capacity, strict=True)
         ]
-        self.sum_replicas = [
-            s + r * n for s, r in zip(self.sum_replicas, self.in_service, strict=True)
-        ]
+        if self.groups:  # a unit without targets has no replicas: its sums stay 0
+            self.sum_replicas = [
+                s + r * n for s, r in zip(self.sum_replicas, self.in_service, strict=True)
+            ]
 
 
 class Batch:
@@ -235,6 +250,8 @@ class Batch:
 
     def __init__(self, runs: Sequence[UnitRun]) -> None:
         self.runs = list(runs)
+        for r in runs:
+            r.batch = self
         self.scaling = [r for r in runs if r.groups]
         self.lanes = sum(len(r.unit.lane_keys) for r in runs)
         # units without groups are decided again only when their demand changed (and at first)
@@ -290,9 +307,9 @@ class Batch:
         observed: dict[TargetId, Observed] = {}
         history: dict[TargetId, Sequence[Recommendation]] = {}
         for r in changed:
-            demand.update(r.demand)
+            demand.update(zip(r.unit.lane_keys, r.values, strict=True))
             observed.update(r.observed())
-            history.update(r.history())
+            history.update(r.history)
         decision = decide(self.topology, demand, observed, history, now, admission=False)
         for r in changed:
             r.take(decision)

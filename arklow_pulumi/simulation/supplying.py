@@ -18,13 +18,14 @@ from arklow_pulumi.core.topology import ScaleTarget
 class SimulatedGroup:
     """In-service replicas, and launches warming up as ``(ready_at, count)`` in launch order."""
 
-    __slots__ = ("high", "in_service", "low", "pending", "pending_total")
+    __slots__ = ("_seen", "high", "in_service", "low", "pending", "pending_total")
 
     def __init__(self, target: ScaleTarget) -> None:
         self.low, self.high = target.min_replicas, target.max_replicas
         self.in_service = max(self.low, min(self.high, target.replicas))
         self.pending: deque[tuple[float, int]] = deque()
         self.pending_total = 0  # Σ count over ``pending``
+        self._seen: Observed | None = None  # :meth:`observed`, made again after a change
 
     @property
     def pending_count(self) -> int:
@@ -43,15 +44,20 @@ class SimulatedGroup:
             count = pending.popleft()[1]
             self.in_service += count
             self.pending_total -= count
+            self._seen = None
         return self.in_service, self.pending_total
 
     def observed(self) -> Observed:
-        return Observed(in_service=self.in_service, pending=self.pending_total)
+        seen = self._seen
+        if seen is None:
+            seen = self._seen = Observed(in_service=self.in_service, pending=self.pending_total)
+        return seen
 
     def resize(self, desired: int, now: float, launch_delay: float) -> None:
         """Set the group's size (clamped to [min, max]), launching or stopping the difference."""
         desired = max(self.low, min(self.high, desired))
         change = desired - self.current
+        self._seen = None
         if change > 0:
             self.pending.append((now + launch_delay, change))
             self.pending_total += change
