@@ -33,9 +33,11 @@ __all__ = ["read_plain_yaml"]
 _C = "A-Za-z0-9_./+-"  # the characters of a plain word
 _NOT_BOOLEAN = rf"(?!(?:yes|Yes|YES|no|No|NO|on|On|ON|off|Off|OFF)(?![{_C}]))"  # YAML 1.1 booleans
 _PLAIN = rf"{_NOT_BOOLEAN}[A-Za-z][{_C}]*+(?: [{_C}]++)*+"
+# at most 30 digits in a row: a longer number is left to PyYAML (which refuses an integer of over
+# 4,300 digits, as Python does)
 _NUMBER = (
-    rf"(?:[-+]?+(?:0|[1-9][0-9]*+)(?:\.[0-9]*+(?:[eE][-+][0-9]++)?)?"
-    rf"|\.[0-9]++(?:[eE][-+][0-9]++)?)(?![{_C}])"
+    rf"(?:[-+]?+(?:0|[1-9][0-9]{{0,29}}+)(?:\.[0-9]{{0,30}}+(?:[eE][-+][0-9]{{1,3}}+)?)?"
+    rf"|\.[0-9]{{1,30}}+(?:[eE][-+][0-9]{{1,3}}+)?)(?![{_C}])"
 )
 _DOUBLE = r'"[ !#-\[\]-~]*+"'  # no escape, no double quote inside
 _SINGLE = r"'[ -&(-~]*+'"  # no single quote inside
@@ -47,7 +49,10 @@ _VALUE = rf"(?>{_SCALAR}|{_FLOW_LIST}|{_FLOW_MAP})"
 _ENTRY = rf"(?>{_KEY}:(?: ++{_VALUE})?|{_VALUE})"
 # At most 200 columns of indentation and 32 "- " markers on a line: the nesting depth stays in
 # the hundreds (the compiled parser recurses, and crashes near 100,000 levels).
-_LINE = rf" {{0,200}}+(?:(?:- {{1,8}}+){{0,32}}+(?:{_ENTRY}|-))?(?: ++#[^\n]*+| *+)"
+_LINE = (
+    rf" {{0,200}}+(?:#[^\n]*+"  # a comment on its own
+    rf"|(?:(?:- {{1,8}}+){{0,32}}+(?:{_ENTRY}|-))?(?: ++#[^\n]*+| *+))"
+)
 
 _PLAIN_DOCUMENT = re.compile(rf"(?:{_LINE}\n)*+(?:{_LINE})?")
 """Every line in the grammar (possessive throughout: one pass, no backtracking)."""

@@ -1,3 +1,3 @@
-from arklow_pulumi.cli.main import main
+from arklow_pulumi.cli.main import run
 
-main()
+run()

@@ -42,6 +42,10 @@ COMMANDS: dict[str, str] = {
 USAGE = 2
 INTERNAL = 1
 INTERRUPTED = 130
+# One-shot commands that hold nothing to clean up at exit (no child process, file lock, server or
+# buffered log): the process ends as soon as their output is flushed, without tearing down every
+# object they built (a tenth of a second for 100,000 lanes).
+QUICK_EXIT = frozenset({"allocate", "validate"})
 
 
 class LazyGroup(click.Group):
@@ -121,6 +125,26 @@ def main() -> NoReturn:
             raise
         fail(f"internal error ({type(exc).__name__}): {exc}", INTERNAL)
     sys.exit(code if isinstance(code, int) else 0)
+
+
+def run() -> NoReturn:
+    """The ``arklow`` console script: :func:`main`, then for a :data:`QUICK_EXIT` command an
+    immediate exit once stdout and stderr are flushed."""
+    if len(sys.argv) < 2 or sys.argv[1] not in QUICK_EXIT:
+        main()
+    try:
+        main()
+    except SystemExit as exc:
+        code = exc.code if isinstance(exc.code, int) else (0 if exc.code is None else 1)
+        if isinstance(exc.code, str):
+            sys.stderr.write(f"{exc.code}\n")
+        try:
+            sys.stdout.flush()
+        except BrokenPipeError:
+            _silence_stdout()
+            code = code or INTERNAL
+        sys.stderr.flush()
+        os._exit(code)
 
 
 def _silence_stdout() -> None:

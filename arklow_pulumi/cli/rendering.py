@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import json
-from collections.abc import Callable, Iterable, Mapping, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 
 from arklow_pulumi.core.allocating import Allocation, LaneResult, LaneResults
 
@@ -46,11 +46,15 @@ def allocation_json(result: Allocation) -> str:
     """The JSON contract, one lane or pool per line: readable, and fast for 100,000 lanes
     (``json.dumps`` with an indent falls back to the pure-Python encoder). Strict JSON: a value
     that is not finite raises instead of printing ``Infinity`` or ``NaN``."""
-    num = _json_numbers()
+    rows = list(_lane_rows(result.lanes))
+    # each distinct number's text, made once (demands, limits and zeros repeat across lanes;
+    # 0.0 and -0.0 are one key and both print as 0)
+    distinct: set[float] = set().union(*list(zip(*rows))[1:]) if rows else set()
+    num = {v: _json_number(v) for v in distinct}
     lanes = [
-        f'    {_key(key)}: {{"demand": {num(demand)}, "allocation": {num(allocation)}, '
-        f'"held": {num(held)}, "admission": {num(admission)}}}'
-        for key, demand, allocation, held, admission in _lane_rows(result.lanes)
+        f'    {_key(key)}: {{"demand": {num[demand]}, "allocation": {num[allocation]}, '
+        f'"held": {num[held]}, "admission": {num[admission]}}}'
+        for key, demand, allocation, held, admission in rows
     ]
     pools = [
         f'    {_key(name)}: {{"resource": {_key(pool.resource)}, '
@@ -80,20 +84,6 @@ def _lane_rows(
         (key, lane.demand, lane.allocation, lane.held, lane.admission)
         for key, lane in lanes.items()
     )
-
-
-def _json_numbers() -> Callable[[float], str]:
-    """:func:`_json_number`, remembering each value's text (demands, limits and zeros repeat
-    across lanes; equal numbers print the same, 0.0 and -0.0 both as ``0``)."""
-    known: dict[float, str] = {}
-
-    def text(value: float) -> str:
-        out = known.get(value)
-        if out is None:
-            out = known[value] = _json_number(value)
-        return out
-
-    return text
 
 
 def _json_number(value: float | None) -> str:

@@ -141,16 +141,20 @@ def _compile(topo: Topology) -> CompiledTopology:
     limits: list[float] = []
     lane_pools: list[tuple[tuple[int, float], ...]] = []
     pool_lanes: list[list[tuple[int, float]]] = [[] for _ in pool_names]
+    add_key, add_weight, add_limit = lane_keys.append, weights.append, limits.append
+    add_incidences = lane_pools.append
     for dest in topo.destinations.values():
+        prefix = f"{dest.name}/"  # lane_key(destination, lane), made once per destination
         dest_pools = [(pool_index[memberships[(dest.name, r)]], r) for r in dest.resources]
+        uniform = tuple([(p, 1.0) for p, _r in dest_pools])  # a lane without costs
         for lane in dest.lanes:
             i = len(lane_keys)
-            lane_keys.append(lane.key)
-            weights.append(lane.weight)
-            limits.append(lane.limit)
+            add_key(prefix + lane.name)
+            add_weight(lane.weight)
+            add_limit(lane.limit)
             cost = lane.cost
-            incidences = tuple([(p, cost.get(r, 1.0)) for p, r in dest_pools])
-            lane_pools.append(incidences)
+            incidences = tuple([(p, cost.get(r, 1.0)) for p, r in dest_pools]) if cost else uniform
+            add_incidences(incidences)
             for p, c in incidences:
                 pool_lanes[p].append((i, c))
     return CompiledTopology(

@@ -1,0 +1,251 @@
+"""The plain-YAML route against PyYAML: same values wherever it is taken, PyYAML elsewhere.
+
+The compiled parser reads YAML 1.2 and PyYAML 1.1; :mod:`arklow_pulumi.yaml_plain` takes the
+compiled route only for documents in a grammar where both read the same. These tests hold it to
+that on the scalars where the two schemas differ, on generated documents, and on thousands of
+random mutations of a topology (any mutation the route accepts must read exactly as PyYAML reads
+it); and they make sure the route is actually taken for what people and ``yaml.safe_dump`` write.
+"""
+
+from __future__ import annotations
+
+import math
+import random
+from typing import Any
+
+import pytest
+import yaml
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from arklow_pulumi.documents import MalformedDocument, parse_document
+from arklow_pulumi.yaml_plain import is_plain, read_plain_yaml
+
+TOPOLOGY = """\
+# a topology as people write it
+destinations:
+  - name: train
+    resources: [gpu, cpu]
+    lanes:
+      - name: batch
+        limit: 40
+        weight: 2.0
+        cost: {gpu: 1.5, cpu: 1}
+      - name: urgent   # small, weighted up
+        limit: 8.5
+        weight: 1.0e+1
+  - name: serve
+    resources:
+      - gpu
+    lanes:
+      - {name: online, limit: 12}
+pools:
+  - name: gpu-pool
+    resource: gpu
+    capacity: 0
+    headroom: .2
+    members: [train, "serve"]
+    scale_targets:
+      - kind: aws_asg
+        name: gpu-asg
+        region: eu-west-1
+        min_replicas: 1
+        max_replicas: 10
+        units_per_replica: 4
+        override_policies: true
+    scale_policy:
+      tolerance: 0.05
+      scale_down_window_s: -0.0
+  - name: 'cpu pool'
+    resource: cpu
+    members:
+    -   train
+    note: null
+"""
+
+
+def _same(a: Any, b: Any) -> bool:
+    if type(a) is not type(b):
+        return False
+    if isinstance(a, dict):
+        return list(a) == list(b) and all(_same(a[k], b[k]) for k in a)
+    if isinstance(a, list):
+        return len(a) == len(b) and all(_same(x, y) for x, y in zip(a, b, strict=True))
+    if isinstance(a, float):
+        return math.copysign(1, a) == math.copysign(1, b) and (a == b or (a != a and b != b))
+    return bool(a == b)
+
+
+def _pyyaml(text: str) -> tuple[bool, Any]:
+    try:
+        return True, yaml.load(text, Loader=yaml.CSafeLoader)
+    except yaml.YAMLError:
+        return False, None
+
+
+def _check(text: str) -> bool:
+    """True when the plain route took ``text``; it must then read as PyYAML does."""
+    taken, value = read_plain_yaml(text)
+    if taken:
+        ok, expected = _pyyaml(text)
+        assert ok, f"the plain route read what PyYAML refuses: {text!r}"
+        assert _same(value, expected), f"{text!r}: {value!r} != {expected!r}"
+    return taken
+
+
+def test_a_hand_written_topology_takes_the_plain_route_and_reads_the_same() -> None:
+    assert _check(TOPOLOGY)
+    assert _check("---\n" + TOPOLOGY)
+    assert _check("")
+    assert _check("# only a comment\n")
+
+
+@pytest.mark.parametrize(
+    "scalar",
+    # every form where YAML 1.1 (PyYAML) and 1.2 read a plain scalar differently, and neighbours
+    [
+        *[
+            "yes",
+            "Yes",
+            "YES",
+            "no",
+            "No",
+            "NO",
+            "on",
+            "On",
+            "ON",
+            "off",
+            "Off",
+            "OFF",
+            "y",
+            "n",
+            "true",
+            "True",
+            "TRUE",
+            "tRue",
+            "null",
+            "Null",
+            "~",
+        ],
+        *[
+            "017",
+            "0o17",
+            "0x1F",
+            "0X1F",
+            "0b101",
+            "1_000",
+            "1:30",
+            "1e3",
+            "1E3",
+            "1e+3",
+            "1.0e5",
+            "+.5",
+            "-.5",
+            ".5",
+            "1.",
+            "00",
+            "-0",
+            "+1",
+        ],
+        *[
+            ".inf",
+            "-.inf",
+            ".Inf",
+            ".nan",
+            ".NaN",
+            "2001-12-14",
+            "2001-12-14t21:59:43.10-05:00",
+            "<<",
+            "=",
+            "_0",
+            "_x",
+        ],
+        "12345678901234567890123",
+        "1.7976931348623157e+308",
+        "3.14159265358979323846",
+        "a b",
+        "a:b",
+        "'yes'",
+        '"017"',
+        '"a\\tb"',
+        "it's",
+    ],
+)
+def test_scalars_where_the_schemas_differ_are_read_as_pyyaml_reads_them(scalar: str) -> None:
+    for text in (f"k: {scalar}\n", f"- {scalar}\n", f"k: [{scalar}, x]\n", f"{scalar}: 1\n"):
+        _check(text)
+
+
+def test_numbers_in_the_agreed_forms_take_the_plain_route() -> None:
+    for scalar in ("0", "12", "-3", "+4", "0.5", "-0.0", "1.0e+5", "2.5E-3", ".25", "10."):
+        assert _check(f"k: {scalar}\n"), scalar
+    for scalar in ("yes", "017", "1e3", "+.5", "1_000", "2001-12-14", "<<"):
+        assert not is_plain(f"k: {scalar}\n"), scalar
+
+
+_WORDS = st.from_regex(r"[a-z][a-z0-9_./-]{0,6}", fullmatch=True)
+_SCALARS = st.one_of(
+    _WORDS,
+    st.integers(min_value=-(10**20), max_value=10**20),
+    st.floats(allow_nan=False, allow_infinity=False),
+    st.booleans(),
+    st.none(),
+    st.text(st.characters(min_codepoint=32, max_codepoint=126), max_size=8),
+)
+_VALUES = st.recursive(
+    _SCALARS,
+    lambda inner: st.one_of(
+        st.lists(inner, max_size=4), st.dictionaries(_WORDS, inner, max_size=4)
+    ),
+    max_leaves=25,
+)
+
+
+@settings(max_examples=400, deadline=None)
+@given(value=st.dictionaries(_WORDS, _VALUES, max_size=5), flow=st.sampled_from([False, None]))
+def test_what_safe_dump_writes_reads_back_the_same(
+    value: dict[str, Any], flow: bool | None
+) -> None:
+    text = yaml.safe_dump(value, sort_keys=False, default_flow_style=flow)
+    _check(text)
+    assert _same(parse_document(text), yaml.safe_load(text))
+
+
+def test_random_mutations_of_a_topology_never_read_differently() -> None:
+    rng = random.Random(20261130)
+    alphabet = [*" \n:-[]{},#'\"0123456789.eE+abyesno", "  ", "- ", ": ", "\n  "]
+    taken = 0
+    for _ in range(3000):
+        chars = list(TOPOLOGY)
+        for _ in range(rng.randint(1, 3)):
+            at = rng.randrange(len(chars))
+            roll = rng.random()
+            if roll < 0.4:
+                chars.insert(at, rng.choice(alphabet))
+            elif roll < 0.7:
+                del chars[at]
+            else:
+                chars[at] = rng.choice(alphabet)
+        taken += _check("".join(chars))
+    assert taken > 300  # the route is taken for many mutations, and every one read the same
+
+
+def test_deep_nesting_is_left_to_pyyaml() -> None:
+    deep = "- " * 100_000 + "x\n"
+    assert not is_plain(deep)  # the compiled parser would overflow its stack
+    with pytest.raises(MalformedDocument):
+        parse_document(deep)
+    assert is_plain("- " * 32 + "x\n")
+
+
+def test_a_key_given_twice_is_refused_with_pyyaml_s_message() -> None:
+    with pytest.raises(MalformedDocument, match="duplicate key 'a'"):
+        parse_document("a: 1\nb: 2\na: 3\n")
+
+
+def test_non_ascii_and_tabs_are_left_to_pyyaml() -> None:
+    for text in ("name: café\n", "a: b\r\n"):
+        assert not is_plain(text)
+        assert _same(parse_document(text), yaml.safe_load(text))
+    assert not is_plain("a:\tb\n")  # libyaml reads a tab after the colon; the grammar has none
+    assert parse_document("a:\tb\n") == _pyyaml("a:\tb\n")[1] == {"a": "b"}
