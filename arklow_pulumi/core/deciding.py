@@ -27,7 +27,7 @@ from dataclasses import dataclass
 from weakref import WeakKeyDictionary
 
 from arklow_pulumi.core.allocating import Allocation, PoolResult, allocate
-from arklow_pulumi.core.policy import clamp, next_replicas, within_tolerance
+from arklow_pulumi.core.policy import ScalePolicy, clamp, next_replicas, within_tolerance
 from arklow_pulumi.core.topology import Pool, ScaleTarget, Topology
 
 
@@ -84,15 +84,22 @@ def observed_of(pool: Pool, target: ScaleTarget, observed: Mapping[TargetId, Obs
     return seen if seen is not None else Observed(in_service=target.replicas, pending=0)
 
 
+# A pool target as a decision reads it: id, starting replicas, min, max, units per replica.
+_Entry = tuple[TargetId, int, int, int, float]
+
+
 @dataclass(frozen=True, slots=True)
 class _PoolPlan:
-    """A pool with targets, as every decision on its topology reads it: its targets' ids made
-    once, and whether it has members (a pool without settles its targets)."""
+    """A pool with targets, as every decision on its topology reads it: its targets' ids and
+    bounds taken once, whether it has members (a pool without settles its targets), and the
+    figures its scale policy needs."""
 
     name: str
-    pool: Pool
+    capacity: float  # static
+    grow: float  # 1 + headroom
+    policy: ScalePolicy
     settle: bool
-    targets: tuple[tuple[TargetId, ScaleTarget], ...]
+    targets: tuple[_Entry, ...]
 
 
 _PLANS: WeakKeyDictionary[Topology, tuple[_PoolPlan, ...]] = WeakKeyDictionary()
@@ -105,9 +112,20 @@ def _plans(topo: Topology) -> tuple[_PoolPlan, ...]:
         plans = _PLANS[topo] = tuple(
             _PoolPlan(
                 name=pool.name,
-                pool=pool,
+                capacity=pool.capacity,
+                grow=1.0 + pool.headroom,
+                policy=pool.scale_policy,
                 settle=not topo.members(pool.name),
-                targets=tuple((TargetId(pool.name, t.name), t) for t in pool.scale_targets),
+                targets=tuple(
+                    (
+                        TargetId(pool.name, t.name),
+                        t.replicas,
+                        t.min_replicas,
+                        t.max_replicas,
+                        t.units_per_replica,
+                    )
+                    for t in pool.scale_targets
+                ),
             )
             for pool in topo.pools.values()
             if pool.scale_targets
@@ -119,30 +137,29 @@ def _plans(topo: Topology) -> tuple[_PoolPlan, ...]:
 _Seen = list[tuple[_PoolPlan, list[Observed]]]
 
 
-def _seen(topo: Topology, observed: Mapping[TargetId, Observed]) -> _Seen:
+def _seen(topo: Topology, observed: Mapping[TargetId, Observed]) -> tuple[_Seen, dict[str, float]]:
+    """Each pool's observations, and its capacity: static plus in-service replicas × units per
+    replica."""
     get = observed.get
     seen: _Seen = []
+    capacity = {}
     for plan in _plans(topo):
         found = []
-        for tid, t in plan.targets:
+        units = []
+        for tid, replicas, _lo, _hi, upr in plan.targets:
             o = get(tid)
-            found.append(o if o is not None else Observed(in_service=t.replicas, pending=0))
+            if o is None:
+                o = Observed(in_service=replicas, pending=0)
+            found.append(o)
+            units.append(o.in_service * upr)
         seen.append((plan, found))
-    return seen
+        capacity[plan.name] = plan.capacity + sum(units)
+    return seen, capacity
 
 
 def in_service_capacity(topo: Topology, observed: Mapping[TargetId, Observed]) -> dict[str, float]:
     """Each pool with targets: static capacity plus in-service replicas × units per replica."""
-    return _capacity(_seen(topo, observed))
-
-
-def _capacity(seen: _Seen) -> dict[str, float]:
-    capacity = {}
-    for plan, found in seen:
-        pairs = zip(found, plan.targets, strict=True)
-        units = [o.in_service * t.units_per_replica for o, (_, t) in pairs]
-        capacity[plan.name] = plan.pool.capacity + sum(units)
-    return capacity
+    return _seen(topo, observed)[1]
 
 
 def decide(
@@ -159,8 +176,8 @@ def decide(
     ``admission=False`` skips admission (see :func:`~arklow_pulumi.core.allocating.allocate`);
     the allocation, pools and target decisions are the same.
     """
-    seen = _seen(topo, observed)
-    allocation = allocate(topo, demand, _capacity(seen), admission=admission)
+    seen, capacity = _seen(topo, observed)
+    allocation = allocate(topo, demand, capacity, admission=admission)
     targets: dict[TargetId, TargetDecision] = {}
     pools = allocation.pools
     for plan, found in seen:
@@ -177,14 +194,20 @@ def _decide_pool(
     out: dict[TargetId, TargetDecision],
     /,
 ) -> None:
-    pool = plan.pool
-    policy = pool.scale_policy
+    policy = plan.policy
     currents = [o.in_service + o.pending for o in seen]
     settle = plan.settle
-    hold = not settle and _within_tolerance(pool, result.demand, plan.targets, currents)
+    hold = False
+    if not settle:
+        # The pool's targets supply (in service + pending) what it needs, within the tolerance.
+        needed = result.demand * plan.grow - plan.capacity
+        pairs = zip(currents, plan.targets, strict=True)
+        supplied = sum([c * entry[4] for c, entry in pairs])
+        hold = within_tolerance(max(0.0, needed), supplied, policy.tolerance)
     horizon = now - policy.scale_down_window_s
-    for (tid, t), current, rec in zip(plan.targets, currents, result.desired_replicas, strict=True):
-        lo, hi = t.min_replicas, t.max_replicas
+    for (tid, _replicas, lo, hi, _upr), current, rec in zip(
+        plan.targets, currents, result.desired_replicas, strict=True
+    ):
         rec = clamp(rec, lo, hi)
         if settle:
             desired = lo
@@ -196,15 +219,3 @@ def _decide_pool(
                 policy, current=current, recommended=rec, window=window, low=lo, high=hi
             )
         out[tid] = TargetDecision(target=tid, recommended=rec, desired=desired, current=current)
-
-
-def _within_tolerance(
-    pool: Pool,
-    demand: float,
-    targets: Sequence[tuple[TargetId, ScaleTarget]],
-    currents: Sequence[int],
-) -> bool:
-    """The pool's targets supply (in service + pending) what it needs, within the tolerance."""
-    needed = demand * (1.0 + pool.headroom) - pool.capacity
-    supplied = sum([c * t.units_per_replica for c, (_, t) in zip(currents, targets, strict=True)])
-    return within_tolerance(max(0.0, needed), supplied, pool.scale_policy.tolerance)
