@@ -26,7 +26,12 @@ from arklow_pulumi.core.topology import (
     frozen_map,
     standalone_pool_name,
 )
-from arklow_pulumi.core.validating import destination_problems, pool_problems
+from arklow_pulumi.core.validating import (
+    destination_is_plain,
+    destination_problems,
+    pool_is_plain,
+    pool_problems,
+)
 
 if TYPE_CHECKING:  # the specs are pydantic models: the fast reader builds without them
     from arklow_pulumi.core.spec import (
@@ -150,7 +155,8 @@ def _problems(
         if n > 1:
             yield Problem(f"pool {name!r}", "name", f"duplicate pool name ({n}×)")
     for dest in destinations.values():
-        yield from destination_problems(dest, lanes_from_spec=True)
+        if not destination_is_plain(dest):
+            yield from destination_problems(dest, lanes_from_spec=True)
     yield from _target_problems([p for p, _ in declared])
     yield from _membership_problems(declared, destinations)
 
@@ -159,7 +165,8 @@ def _target_problems(pools: list[Pool]) -> Iterator[Problem]:
     seen_names: dict[str, str] = {}
     seen_groups: dict[GroupRef, tuple[str, str]] = {}
     for pool in pools:
-        yield from pool_problems(pool)
+        if not pool_is_plain(pool):
+            yield from pool_problems(pool)
         for target in pool.scale_targets:
             obj = f"pool {pool.name!r}, scale target {target.name!r}"
             other_pool = seen_names.setdefault(target.name, pool.name)
@@ -216,6 +223,8 @@ def _reserved_name_problems(
     destinations: dict[str, Destination],
     claimed: dict[tuple[str, str], str],
 ) -> Iterator[Problem]:
+    if not any("/" in pool.name for pool, _ in declared):
+        return  # a standalone pool's name is '<destination>/<resource>'
     standalone = {
         standalone_pool_name(d.name, r): (d.name, r)
         for d in destinations.values()

@@ -195,14 +195,32 @@ def _mapping(value: object, read: Callable[[object], float]) -> dict[str, float]
 
 
 def _destination(value: object) -> Destination:
-    doc = _object(value, _DESTINATION)
-    name = _name(doc.get("name"))
-    return Destination(
-        name=name,
-        resources=tuple(_names(doc.get("resources"))),
-        lanes=_lanes(name, doc.get("lanes")),
-        standalone_capacity=frozen_map(_mapping(doc.get("standalone_capacity"), _capacity)),
-    )
+    if type(value) is not dict or not value.keys() <= _DESTINATION:
+        raise _Defer
+    get = value.get
+    name: Any = get("name")
+    if not (type(name) is str and 0 < len(name) <= MAX_NAME_LENGTH and name.isprintable()):
+        raise _Defer
+    resources: Any = get("resources")
+    if resources is None:
+        resources = ()
+    elif type(resources) is list:
+        for resource in resources:
+            if not (
+                type(resource) is str
+                and 0 < len(resource) <= MAX_NAME_LENGTH
+                and resource.isprintable()
+            ):
+                raise _Defer
+        resources = tuple(resources)
+    else:
+        raise _Defer
+    capacity = get("standalone_capacity")
+    if capacity is None or (type(capacity) is dict and not capacity):
+        standalone = EMPTY
+    else:
+        standalone = frozen_map(_mapping(capacity, _capacity))
+    return Destination(name, resources, _lanes(name, get("lanes")), standalone)
 
 
 def _lanes(destination: str, value: object) -> tuple[Lane, ...]:

@@ -96,6 +96,67 @@ def destination_problems(dest: Destination, lanes_from_spec: bool = False) -> It
             yield from lane_problems(dest, lane)
 
 
+def destination_is_plain(dest: Destination) -> bool:
+    """Whether :func:`destination_problems` (with ``lanes_from_spec``) would find nothing, checked
+    in one pass without generators (a topology can have 100,000 destinations); when it is not,
+    :func:`destination_problems` says what is wrong."""
+    name = dest.name
+    resources = dest.resources
+    known = set(resources)
+    if not _plain_name(name) or len(known) != len(resources):
+        return False
+    room = MAX_NAME_LENGTH - len(name)  # '<destination>/<resource>' names its standalone pool
+    for resource in resources:
+        if not (len(resource) < room and _plain_name(resource)):
+            return False
+    for resource, capacity in dest.standalone_capacity.items():
+        if resource not in known or not (capacity == 0 or MIN_CAPACITY <= capacity <= MAX_UNITS):
+            return False
+    lanes = dest.lanes
+    if len({lane.name for lane in lanes}) != len(lanes):
+        return False
+    for lane in lanes:
+        if "/" in lane.name or (lane.cost and not lane.cost.keys() <= known):
+            return False
+    return True
+
+
+def pool_is_plain(pool: Pool) -> bool:
+    """Whether :func:`pool_problems` would find nothing, checked without generators."""
+    capacity, headroom = pool.capacity, pool.headroom
+    if not (
+        _fits(pool.name)
+        and _fits(pool.resource)
+        and (capacity == 0 or MIN_CAPACITY <= capacity <= MAX_UNITS)
+        and 0 <= headroom <= MAX_HEADROOM
+    ):
+        return False
+    targets = pool.scale_targets
+    if not targets:
+        return True
+    if len({t.name for t in targets}) != len(targets):
+        return False
+    for t in targets:
+        group = t.group
+        if not (
+            _fits(t.name)
+            and _fits(group.name)
+            and (group.region is None or _fits(group.region))
+            and (group.zone is None or _fits(group.zone))
+            and (group.project is None or _fits(group.project))
+            and 0 <= t.min_replicas <= t.max_replicas <= MAX_COUNT
+            and 0 <= t.replicas <= MAX_COUNT
+            and MIN_UNITS_PER_REPLICA <= t.units_per_replica <= MAX_UNITS
+        ):
+            return False
+    return True
+
+
+def _fits(name: str) -> bool:
+    """The name rule (:func:`name_problems` finds nothing)."""
+    return 0 < len(name) <= MAX_NAME_LENGTH and name.isprintable()
+
+
 def _plain_name(name: str) -> bool:
     return 0 < len(name) <= MAX_NAME_LENGTH and name.isprintable() and "/" not in name
 
