@@ -23,6 +23,7 @@ import sys
 from array import array
 from collections.abc import Iterable, Mapping, Sequence
 from datetime import UTC, datetime
+from functools import lru_cache
 from itertools import chain
 from typing import Any
 
@@ -43,8 +44,20 @@ def published_document(published: Published) -> dict[str, Any]:
 
 
 def published_json(published: Published) -> str:
-    """The JSON text of :func:`published_document`, as the store keeps it."""
-    return json.dumps(published_document(published), separators=(",", ":"))
+    """The JSON text of :func:`published_document`, as the store keeps it (the lane keys' text
+    is made once per list of lanes: every tick of one topology has the same)."""
+    pools = {name: pool_document(pool) for name, pool in published.pools.items()}
+    head = json.dumps({"tick": published.tick, "time": published.time.isoformat()})
+    return (
+        f'{head[:-1]},"lane_keys":{_keys_json(tuple(published.lanes))},'
+        f'"lane_numbers":"{_packed(published.lanes.values())}",'
+        f'"pools":{json.dumps(pools, separators=(",", ":"))}}}'
+    )
+
+
+@lru_cache(maxsize=4)
+def _keys_json(keys: tuple[str, ...]) -> str:
+    return json.dumps(keys, separators=(",", ":"))
 
 
 def _packed(lanes: Iterable[LaneView]) -> str:

@@ -126,7 +126,9 @@ def _serve(
     from arklow_pulumi.controller.metrics import Metrics
 
     metrics = Metrics()
-    settings = TickSettings(interval_s=options.interval_s, dry_run=options.dry_run)
+    settings = TickSettings(
+        interval_s=options.interval_s, dry_run=options.dry_run, settle_heap=True
+    )
     controller = Controller(
         store, supply_router(), lease, settings=settings, observer=metrics, say=_say
     )
@@ -150,7 +152,9 @@ def _serve_replica(
     from arklow_pulumi.controller.replicas import run_replica_loop
 
     metrics = Metrics()
-    settings = TickSettings(interval_s=options.interval_s, dry_run=options.dry_run)
+    settings = TickSettings(
+        interval_s=options.interval_s, dry_run=options.dry_run, settle_heap=True
+    )
     offset = float(os.environ.get(CLOCK_OFFSET_ENV) or 0.0)
     controller = Controller(
         store,

@@ -25,10 +25,11 @@ import logging
 import threading
 import time
 from collections.abc import Callable
+from concurrent import futures
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Protocol
 
-from arklow_pulumi.controller import faults
+from arklow_pulumi.controller import faults, heap
 from arklow_pulumi.controller.acting import (
     ActReport,
     Change,
@@ -112,6 +113,9 @@ class TickSettings:
     retention_s: float = 7 * DAY_S
     keyframe_s: float = 3600.0
     dry_run: bool = False
+    # After a tick that (re)loaded the topology, freeze the long-lived heap out of the cyclic
+    # collector's scans (:mod:`.heap`): the process turns this on, embedded controllers do not.
+    settle_heap: bool = False
 
     @property
     def ttl_s(self) -> float:
@@ -151,6 +155,7 @@ class _Memory:
     ready: bool = False
     topology: Topology | None = None
     fingerprint: str = ""
+    topology_loaded: bool = False  # since the heap was last settled
 
 
 class Controller:
@@ -179,6 +184,7 @@ class Controller:
         # The act step's resizes run in parallel; their fence checks (one renewal each) take
         # turns here rather than in the database's lock wait (SQLite's busy handler sleeps).
         self._fencing = threading.Lock()
+        self._checker = futures.ThreadPoolExecutor(1, thread_name_prefix="arklow-topology-check")
         # Set on PostgreSQL (replicas): who leads, and the renew deadline every resize respects.
         self.elector: Elector | None = None
 
@@ -230,11 +236,17 @@ class Controller:
 
     def observe(self) -> Observation:
         now = self.clock.time()
-        topo = self._topology()
+        # The topology check and the demand reports are independent reads; the check's digest is
+        # made inside the database (the driver lets other threads run meanwhile), so it runs
+        # beside the reports' read rather than before it.
+        checking = self._checker.submit(topology_fingerprint, self.store)
+        try:
+            latest = load_demand_reports(self.store)
+        finally:
+            futures.wait([checking])  # no read outlives the tick's observe
+        topo = self._topology(checking.result())
         self._sink.refresh(topo)
-        reports, demand, stale = fresh_demand(
-            topo, load_demand_reports(self.store), now, self.settings.ttl_s
-        )
+        reports, demand, stale = fresh_demand(topo, latest, now, self.settings.ttl_s)
         targets = scale_targets(topo)
         faults.hit("describe")
         groups, observed, errors, read = describe_targets(
@@ -244,13 +256,16 @@ class Controller:
             now, topo, reports, demand, stale, targets, groups, observed, errors, read
         )
 
-    def _topology(self) -> Topology:
+    def _topology(self, fingerprint: str | None = None) -> Topology:
         """The store's topology; the same value as last tick while no row changed, so the
-        allocator's compiled form (cached per topology value) is reused."""
-        fingerprint = topology_fingerprint(self.store)
+        allocator's compiled form (cached per topology value) is reused. ``fingerprint``: the
+        store's digest, read just before (by default, read here)."""
+        if fingerprint is None:
+            fingerprint = topology_fingerprint(self.store)
         memory = self._memory
         if memory.topology is None or fingerprint != memory.fingerprint:
             memory.topology, memory.fingerprint = load_topology(self.store), fingerprint
+            memory.topology_loaded = True
         return memory.topology
 
     def decide(self, obs: Observation) -> Decision:
@@ -279,6 +294,7 @@ class Controller:
         else:
             plan, report = (), self._act(changes, view.published.tick)
         self._publish(view, report)
+        self._settle_heap()
         duration = self.clock.monotonic() - started
         overran = duration > self.settings.interval_s
         if overran:
@@ -353,6 +369,13 @@ class Controller:
             memory.published = published_from_document(row[2])
             memory.tick = row[0]
         memory.ready = True
+        self._settle_heap()
+
+    def _settle_heap(self) -> None:
+        """Once per topology loaded, when the process asks for it (:mod:`.heap`)."""
+        if self.settings.settle_heap and self._memory.topology_loaded:
+            heap.settle()
+            self._memory.topology_loaded = False
 
     def failed(self, error: Exception) -> None:
         """A tick that could not complete: not ready until one does."""

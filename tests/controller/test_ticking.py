@@ -355,3 +355,32 @@ def test_dry_run_shows_a_group_with_policies_of_its_own_as_refused(setup: Setup)
     assert len(outcome.plan) == 1 and outcome.plan[0].startswith("would refuse")
     assert "scaling policies" in outcome.plan[0]
     assert supply.calls["write"] == 0
+
+
+def test_the_process_settles_its_heap_once_per_topology_loaded(
+    store: Store, lease: Lease, clock: FakeClock
+) -> None:
+    """``arklow controller run`` freezes the long-lived heap after a tick that loaded the topology
+    (controller/heap.py); an embedded controller leaves the collector alone."""
+    import gc
+
+    put_topology(store, shared_gpu())
+    gc.unfreeze()
+    try:
+        embedded = make_controller(store, groups_for(shared_gpu()), lease, clock)
+        embedded.tick()
+        assert gc.get_freeze_count() == 0
+        process = make_controller(store, groups_for(shared_gpu()), lease, clock, settle_heap=True)
+        process.tick()  # restore loaded the topology: settled after this tick
+        frozen = gc.get_freeze_count()
+        assert frozen > 0
+        gc.unfreeze()
+        clock.advance(10)
+        process.tick()  # the same topology: nothing to settle
+        assert gc.get_freeze_count() == 0
+        put_topology(store, shared_gpu(max_replicas=3))
+        clock.advance(10)
+        process.tick()  # a new topology value: settled again
+        assert gc.get_freeze_count() > 0
+    finally:
+        gc.unfreeze()

@@ -1,0 +1,27 @@
+"""The controller process's heap and the cyclic garbage collector.
+
+A controller holds a large, long-lived heap (the topology, its compiled index arrays, the last
+published tick: at 10,000 lanes, millions of objects) and every tick makes a few hundred thousand
+short-lived ones. CPython's collector then runs a full collection every few ticks, and each one
+walks the whole long-lived heap: measured at 10,000 lanes, the collector took more time than
+everything else outside the allocation together.
+
+:func:`settle` is what the process does after a tick that (re)loaded the topology: one full
+collection, then :func:`gc.freeze` moves every object still alive out of the collector's reach
+(Python's documented remedy for a long-lived heap, as in a pre-forking server). Reference counting
+still frees them as usual; only reference cycles among them wait for the next :func:`settle`,
+which unfreezes everything first so that nothing frozen is kept past it.
+
+This is a process setting: ``arklow controller run`` turns it on (``TickSettings.settle_heap``);
+a controller embedded in another program (tests, the scenario runner) leaves the collector alone.
+"""
+
+from __future__ import annotations
+
+import gc
+
+
+def settle() -> None:
+    gc.unfreeze()
+    gc.collect()
+    gc.freeze()
