@@ -150,8 +150,14 @@ class CuttingProxy:
             except OSError:
                 client.close()
                 continue
-            with self._lock:
-                self._sockets |= {client, server}
+            with self._lock:  # a cut between the check above and here must still drop these
+                cut_meanwhile = time.monotonic() < self._refuse_until
+                if not cut_meanwhile:
+                    self._sockets |= {client, server}
+            if cut_meanwhile:
+                client.close()
+                server.close()
+                continue
             threading.Thread(target=self._pipe, args=(client, server), daemon=True).start()
             threading.Thread(target=self._answers, args=(server, client), daemon=True).start()
 
@@ -187,7 +193,8 @@ class CuttingProxy:
                 return False
             self._trigger = None
             self.cuts += 1
-            self._refuse_until = time.monotonic() + self.outage_seconds
+            with self._lock:  # read under the same lock by _accept
+                self._refuse_until = time.monotonic() + self.outage_seconds
         self._drop_all()
         return True
 
