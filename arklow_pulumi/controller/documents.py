@@ -21,13 +21,19 @@ import base64
 import json
 import sys
 from array import array
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Mapping, Sequence
 from datetime import UTC, datetime
 from functools import lru_cache
 from itertools import chain
 from typing import Any
 
-from arklow_pulumi.controller.ports import LaneView, PoolView, Published, TargetView
+from arklow_pulumi.controller.ports import (
+    LaneColumns,
+    LaneView,
+    PoolView,
+    Published,
+    TargetView,
+)
 
 LANE_FIELDS = len(LaneView._fields)  # demand, allocation, held, admission, stale
 
@@ -38,7 +44,7 @@ def published_document(published: Published) -> dict[str, Any]:
         "tick": published.tick,
         "time": published.time.isoformat(),
         "lane_keys": list(published.lanes),
-        "lane_numbers": _packed(published.lanes.values()),
+        "lane_numbers": _packed(published.lanes),
         "pools": {name: pool_document(pool) for name, pool in published.pools.items()},
     }
 
@@ -50,7 +56,7 @@ def published_json(published: Published) -> str:
     head = json.dumps({"tick": published.tick, "time": published.time.isoformat()})
     return (
         f'{head[:-1]},"lane_keys":{_keys_json(tuple(published.lanes))},'
-        f'"lane_numbers":"{_packed(published.lanes.values())}",'
+        f'"lane_numbers":"{_packed(published.lanes)}",'
         f'"pools":{json.dumps(pools, separators=(",", ":"))}}}'
     )
 
@@ -60,14 +66,21 @@ def _keys_json(keys: tuple[str, ...]) -> str:
     return json.dumps(keys, separators=(",", ":"))
 
 
-def _packed(lanes: Iterable[LaneView]) -> str:
-    numbers = array("d", chain.from_iterable(lanes))  # a bool field packs as 0.0 or 1.0
+def _packed(lanes: Mapping[str, LaneView]) -> str:
+    if isinstance(lanes, LaneColumns):
+        stale = lanes.stale
+        flags = [1.0 if key in stale else 0.0 for key in lanes] if stale else [0.0] * len(lanes)
+        numbers = array("d", [0.0]) * (LANE_FIELDS * len(lanes))
+        for k, column in enumerate((*lanes.columns(), flags)):
+            numbers[k::LANE_FIELDS] = array("d", column)
+    else:
+        numbers = array("d", chain.from_iterable(lanes.values()))  # a bool packs as 0.0 or 1.0
     if sys.byteorder != "little":
         numbers.byteswap()
     return base64.b64encode(numbers.tobytes()).decode("ascii")
 
 
-def _unpacked(keys: Sequence[str], text: str) -> dict[str, LaneView]:
+def _unpacked(keys: Sequence[str], text: str) -> LaneColumns:
     numbers = array("d")
     numbers.frombytes(base64.b64decode(text))
     if sys.byteorder != "little":
@@ -75,11 +88,9 @@ def _unpacked(keys: Sequence[str], text: str) -> dict[str, LaneView]:
     if len(numbers) != LANE_FIELDS * len(keys):
         raise ValueError(f"{len(numbers)} packed numbers for {len(keys)} lanes")
     n = LANE_FIELDS
-    columns = (numbers[k::n] for k in range(n))
-    return {
-        key: LaneView(d, a, h, admitted, s != 0.0)
-        for key, d, a, h, admitted, s in zip(keys, *columns, strict=True)
-    }
+    demand, allocation, held, admission, flags = (numbers[k::n] for k in range(n))
+    stale = [key for key, flag in zip(keys, flags, strict=True) if flag != 0.0]
+    return LaneColumns(keys, demand, allocation, held, admission, stale)
 
 
 def lane_document(lane: LaneView) -> dict[str, Any]:
@@ -122,7 +133,7 @@ def published_from_document(doc: Mapping[str, Any]) -> Published:
     )
 
 
-def _lanes(doc: Mapping[str, Any]) -> dict[str, LaneView]:
+def _lanes(doc: Mapping[str, Any]) -> Mapping[str, LaneView]:
     if "lane_keys" in doc:
         return _unpacked(doc["lane_keys"], doc["lane_numbers"])
     return {key: _lane(value) for key, value in doc["lanes"].items()}

@@ -9,9 +9,10 @@ All values here are immutable; everything crossing a port is plain data.
 
 from __future__ import annotations
 
-from collections.abc import Collection, Mapping, Sequence
+from collections.abc import Collection, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from datetime import datetime
+from functools import lru_cache
 from typing import Literal, NamedTuple, Protocol
 
 PoolState = Literal["idle", "steady", "constrained"]
@@ -28,6 +29,62 @@ class LaneView(NamedTuple):
     admission: float
     # True when the lane had no report fresher than the TTL (its last admission is kept).
     stale: bool = False
+
+
+class LaneColumns(Mapping[str, LaneView]):
+    """A tick's published lanes kept as columns (a tick publishes one per lane: 10,000 and more);
+    a :class:`LaneView` is made when a lane is looked up. ``stale``: the keys of the stale lanes.
+    Never changed once made (the columns are not handed out)."""
+
+    __slots__ = ("_admission", "_allocation", "_demand", "_held", "_index", "_keys", "_stale")
+
+    def __init__(
+        self,
+        keys: Sequence[str],
+        demand: Sequence[float],
+        allocation: Sequence[float],
+        held: Sequence[float],
+        admission: Sequence[float],
+        stale: Collection[str] = frozenset(),
+    ) -> None:
+        self._keys = tuple(keys)
+        self._index = _index_of(self._keys)
+        self._demand, self._allocation = demand, allocation
+        self._held, self._admission = held, admission
+        self._stale = frozenset(stale)
+
+    def __getitem__(self, key: str) -> LaneView:
+        i = self._index[key]
+        return LaneView(
+            self._demand[i],
+            self._allocation[i],
+            self._held[i],
+            self._admission[i],
+            key in self._stale,
+        )
+
+    def __iter__(self) -> Iterator[str]:
+        return iter(self._keys)
+
+    def __len__(self) -> int:
+        return len(self._keys)
+
+    def __contains__(self, key: object) -> bool:
+        return key in self._index
+
+    def columns(self) -> tuple[Sequence[float], Sequence[float], Sequence[float], Sequence[float]]:
+        """(demand, allocation, held, admission), in key order."""
+        return self._demand, self._allocation, self._held, self._admission
+
+    @property
+    def stale(self) -> frozenset[str]:
+        return self._stale
+
+
+@lru_cache(maxsize=4)
+def _index_of(keys: tuple[str, ...]) -> Mapping[str, int]:
+    """Key -> position; every tick of one topology publishes the same keys in the same order."""
+    return {key: i for i, key in enumerate(keys)}
 
 
 @dataclass(frozen=True, slots=True)

@@ -14,10 +14,9 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Mapping
 from datetime import UTC, datetime
-from itertools import repeat
 
 from arklow_pulumi.controller.observing import Observation
-from arklow_pulumi.controller.ports import LaneView, PoolView, Published, TargetView
+from arklow_pulumi.controller.ports import LaneColumns, PoolView, Published, TargetView
 from arklow_pulumi.core.allocating import LaneResult, LaneResults
 from arklow_pulumi.core.deciding import Decision, Observed, TargetId
 
@@ -31,15 +30,17 @@ def build_published(
     keys, _demand, allocation, held, admission = zip(*rows, strict=True) if rows else ((),) * 5
     reports = obs.reports
     raw = [reports.get(key, _NO_REPORT)[0] for key in keys]
-    fresh = zip(raw, allocation, held, admission, repeat(False), strict=False)
-    lanes = dict(zip(keys, map(LaneView._make, fresh), strict=True))
+    lanes = LaneColumns(keys, raw, allocation, held, admission, obs.stale)
     # A stale lane keeps what it was last published with (or, never published, this tick's).
     before = previous.lanes if previous is not None else {}
-    for key in obs.stale:
-        view = lanes.get(key)
-        if view is not None:
-            kept = before.get(key, view)
-            lanes[key] = LaneView(view.demand, kept.allocation, kept.held, kept.admission, True)
+    kept = [(key, before[key]) for key in obs.stale if key in before and key in lanes]
+    if kept:
+        index = {key: i for i, key in enumerate(keys)}
+        columns = list(allocation), list(held), list(admission)
+        for key, view in kept:
+            i = index[key]
+            columns[0][i], columns[1][i], columns[2][i] = view.allocation, view.held, view.admission
+        lanes = LaneColumns(keys, raw, *columns, obs.stale)
     return Published(
         tick=tick,
         time=datetime.fromtimestamp(obs.at, UTC),

@@ -6,6 +6,7 @@ from __future__ import annotations
 import json
 import math
 from collections.abc import Iterator
+from dataclasses import replace
 from datetime import UTC, datetime
 from pathlib import Path
 
@@ -17,7 +18,13 @@ from arklow_pulumi.controller.documents import (
     published_from_document,
     published_json,
 )
-from arklow_pulumi.controller.ports import LaneView, PoolView, Published, TargetView
+from arklow_pulumi.controller.ports import (
+    LaneColumns,
+    LaneView,
+    PoolView,
+    Published,
+    TargetView,
+)
 from arklow_pulumi.core.topology import Topology
 from arklow_pulumi.store.engine import Store, StoreError, close_stores, open_store
 from arklow_pulumi.store.runtime import (
@@ -186,3 +193,22 @@ def test_a_driver_error_is_one_store_error_line(tmp_path: Path) -> None:
             load_demand_reports(store)
     finally:
         close_stores()
+
+
+def test_lanes_kept_as_columns_read_and_store_as_lane_views_do() -> None:
+    views = published().lanes
+    keys = list(views)
+    columns = LaneColumns(
+        keys,
+        [views[k].demand for k in keys],
+        [views[k].allocation for k in keys],
+        [views[k].held for k in keys],
+        [views[k].admission for k in keys],
+        {k for k in keys if views[k].stale},
+    )
+    assert columns == views and dict(columns.items()) == views
+    assert columns["reports/nightly"] == LaneView(3.0, -0.0, 0.0, 5.5, stale=True)
+    assert "nobody/none" not in columns and columns.get("nobody/none") is None
+    as_columns = replace(published(), lanes=columns)
+    assert published_json(as_columns) == published_json(published())
+    assert published_from_document(json.loads(published_json(as_columns))) == published()
