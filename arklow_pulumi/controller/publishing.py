@@ -93,14 +93,17 @@ def history_rows(
 ) -> list[tuple[str, float]]:
     """The (lane, demand) rows this tick adds; ``last`` (lane -> (demand, at)) is updated."""
     rows = []
+    at, current, before = obs.at, obs.demand.get, last.get
     for key in obs.topology.lanes_by_key:
-        demand = obs.demand.get(key, 0.0)
-        previous = last.get(key)
-        if previous is None and demand == 0.0:
-            continue  # a lane that never had demand adds nothing to a trace
-        if previous is None or previous[0] != demand or obs.at - previous[1] >= keyframe_s:
-            rows.append((key, demand))
-            last[key] = (demand, obs.at)
+        demand = current(key, 0.0)
+        previous = before(key)
+        if previous is None:
+            if demand == 0.0:
+                continue  # a lane that never had demand adds nothing to a trace
+        elif previous[0] == demand and at - previous[1] < keyframe_s:
+            continue
+        rows.append((key, demand))
+        last[key] = (demand, at)
     return rows
 
 

@@ -335,7 +335,7 @@ def _insert_many(
     conn: Connection,
     table: Table,
     columns: Sequence[str],
-    rows: Sequence[Sequence[Any]],
+    rows: Sequence[tuple[Any, ...]],
     *,
     conflict: Sequence[str] = (),
     json_columns: Sequence[str] = (),
@@ -352,7 +352,7 @@ def _insert_many(
     if conflict:
         updates = ", ".join(f"{c} = excluded.{c}" for c in columns if c not in conflict)
         sql += f" ON CONFLICT ({', '.join(conflict)}) DO UPDATE SET {updates}"
-    conn.exec_driver_sql(sql, [tuple(r) for r in rows])
+    conn.exec_driver_sql(sql, rows if isinstance(rows, list) else list(rows))
 
 
 def _prune(conn: Connection, table: Table, before: float, batch: int | None = None) -> int:
