@@ -17,6 +17,8 @@ from __future__ import annotations
 
 from collections import deque
 from collections.abc import Hashable, Sequence
+from itertools import repeat
+from operator import add, mul
 
 from arklow_pulumi.core.allocating import LaneResults
 from arklow_pulumi.core.deciding import Decision, Observed, Recommendation, TargetId, decide
@@ -41,6 +43,8 @@ class UnitRun:
         pools = unit.topology.pools
         self.windows = [pools[pool].scale_policy.scale_down_window_s for pool, _t in unit.targets]
         self.pool_of_target = [unit.pool_names.index(pool) for pool, _t in unit.targets]
+        self.slots = list(zip(self.pool_of_target, self.groups, strict=True))
+        self.scaled = sorted(set(self.pool_of_target))  # pools with targets
         self.histories: list[deque[Recommendation]] = [deque() for _ in unit.targets]
         # the histories are kept in place, so one mapping serves every decision
         self.history: dict[TargetId, Sequence[Recommendation]] = dict(
@@ -51,7 +55,7 @@ class UnitRun:
         self.batch: Batch | None = None
         self.version = 0
         self.key: Hashable = None
-        self.settled = False  # see :meth:`settles`
+        self.settled = False  # see :meth:`advance`
         n, m = len(unit.lane_keys), len(unit.pool_names)
         self.e = [0.0] * n
         self.e_sum = 0.0
@@ -132,11 +136,12 @@ class UnitRun:
             self.e_sum = sum(e)
         if self.groups:
             in_service = [0] * len(unit.pool_names)
-            for p, group in zip(self.pool_of_target, self.groups, strict=True):
+            for p, group in self.slots:
                 in_service[p] += group.in_service
             self.in_service = in_service
             peak = self.peak
-            for p, count in enumerate(in_service):
+            for p in self.scaled:  # a pool without targets runs no replicas
+                count = in_service[p]
                 if count > peak[p]:
                     peak[p] = count
         return unit
@@ -157,7 +162,17 @@ class UnitRun:
         capacity = [pools[name].capacity for name in unit.pool_names]
         for j, (_pool, target) in enumerate(unit.targets):
             capacity[self.pool_of_target[j]] += self.groups[j].in_service * target.units_per_replica
+        same = capacity == self.capacity and self.e_version == self.pool_demand_version
         self.capacity = capacity
+        if not same:  # the shares follow e and the capacity only
+            self._shares()
+        decision = decide(
+            unit.scaling, self.pool_demand, self.observed(), self.history, now, admission=False
+        )
+        self._targets(decision)
+
+    def _shares(self) -> None:
+        unit = self.unit
         if self.e_version != self.pool_demand_version:  # the pools' demand follows e
             self.pool_demand_version = self.e_version
             self.pools_used = pool_demands(self.e, unit.lane_pools, len(unit.pool_names))
@@ -167,16 +182,18 @@ class UnitRun:
                 for p, name in enumerate(unit.pool_names)
                 if demand_lane(name) in known
             }
-        self.alloc = proportional_shares(self.e, unit.lane_pools, capacity, self.pools_used)
-        decision = decide(
-            unit.scaling, self.pool_demand, self.observed(), self.history, now, admission=False
-        )
-        self._targets(decision)
+        self.alloc = proportional_shares(self.e, unit.lane_pools, self.capacity, self.pools_used)
 
-    def advance(self, k: int, now: float) -> None:
-        """Keep this tick's recommendations and resize the groups to the desired counts."""
+    def advance(self, k: int, now: float) -> bool:
+        """Keep this tick's recommendations and resize the groups to the desired counts; True
+        when the unit settles: demand unchanged, every later tick repeats this one (nothing
+        pending, each history one entry equal to this tick's recommendation, each group at its
+        desired count, and the next tick's check would find the key of the last decision).
+        A settled unit is not checked nor advanced until its demand changes (then
+        :meth:`catch_up`)."""
         # keep what the next tick's decide looks at (it reads r.at >= now - window)
         following = (k + 1) * self.tick
+        settles = True
         for history, replicas, window, desired, group in zip(
             self.histories, self.recommended, self.windows, self.desired, self.groups, strict=True
         ):
@@ -193,19 +210,15 @@ class UnitRun:
                     break
             if desired != group.in_service + group.pending_total:
                 group.resize(desired, now, self.delay)
-
-    def settles(self) -> bool:
-        """True when, demand unchanged, every later tick repeats this one: nothing pending, each
-        history one entry equal to this tick's recommendation, each group at its desired count,
-        and the next tick's check would find the key of the last decision. Such a unit is not
-        checked nor advanced until its demand changes (then :meth:`catch_up`)."""
-        for history, replicas, desired, group in zip(
-            self.histories, self.recommended, self.desired, self.groups, strict=True
-        ):
-            if group.pending or len(history) != 1 or history[0].replicas != replicas:
-                return False
-            if desired != group.in_service:
-                return False
+            if settles and (
+                group.pending
+                or len(history) != 1
+                or history[0].replicas != replicas
+                or desired != group.in_service
+            ):
+                settles = False
+        if not settles:
+            return False
         key = (
             self.version,
             tuple([(g.in_service, 0) for g in self.groups]),
@@ -234,15 +247,13 @@ class UnitRun:
         self.since = k
         if n <= 0:
             return
-        self.sum_e = [s + x * n for s, x in zip(self.sum_e, self.e, strict=True)]
-        self.sum_alloc = [s + a * n for s, a in zip(self.sum_alloc, self.alloc, strict=True)]
-        self.sum_capacity = [
-            s + c * n for s, c in zip(self.sum_capacity, self.capacity, strict=True)
-        ]
+        times = repeat(n)
+        # s + x × n for each lane (pool), in C: the same two operations per element
+        self.sum_e = list(map(add, self.sum_e, map(mul, self.e, times)))
+        self.sum_alloc = list(map(add, self.sum_alloc, map(mul, self.alloc, times)))
+        self.sum_capacity = list(map(add, self.sum_capacity, map(mul, self.capacity, times)))
         if self.groups:  # a unit without targets has no replicas: its sums stay 0
-            self.sum_replicas = [
-                s + r * n for s, r in zip(self.sum_replicas, self.in_service, strict=True)
-            ]
+            self.sum_replicas = list(map(add, self.sum_replicas, map(mul, self.in_service, times)))
 
 
 class Batch:
@@ -258,6 +269,10 @@ class Batch:
         self.dirty: dict[UnitRun, None] = {r: None for r in runs if not r.groups}
         # settled units whose demand changed: their skipped ticks are caught up before the next
         self.woken: list[UnitRun] = []
+        # every unit's histories (kept in place): a decision reads only the changed units' part
+        self.history: dict[TargetId, Sequence[Recommendation]] = {}
+        for r in runs:
+            self.history.update(r.history)
         self.topology: Topology | None = None
         if len(runs) > 1:
             self.topology = Topology(
@@ -289,8 +304,7 @@ class Batch:
                 for r in changed:
                     r.decide_alone(now)
         for r in awake:
-            r.advance(k, now)
-            r.settled = r.settles()
+            r.settled = r.advance(k, now)
         return changed
 
     def demand_changed(self, run: UnitRun) -> None:
@@ -305,12 +319,11 @@ class Batch:
         assert self.topology is not None
         demand: dict[str, float] = {}
         observed: dict[TargetId, Observed] = {}
-        history: dict[TargetId, Sequence[Recommendation]] = {}
         for r in changed:
             demand.update(zip(r.unit.lane_keys, r.values, strict=True))
-            observed.update(r.observed())
-            history.update(r.history)
-        decision = decide(self.topology, demand, observed, history, now, admission=False)
+            if r.groups:
+                observed.update(zip(r.ids, [g.observed() for g in r.groups], strict=True))
+        decision = decide(self.topology, demand, observed, self.history, now, admission=False)
         for r in changed:
             r.take(decision)
 
