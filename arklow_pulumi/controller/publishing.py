@@ -61,10 +61,14 @@ def _lane_rows(
 
 def _pools(obs: Observation, decision: Decision) -> dict[str, PoolView]:
     views: dict[str, dict[str, TargetView]] = {}
+    observed, decided = obs.observed, decision.targets
     for tid, target in obs.targets.items():
-        seen = obs.observed.get(tid, Observed(target.replicas, 0))
-        chosen = decision.targets.get(tid)
-        views.setdefault(tid.pool, {})[tid.name] = TargetView(
+        seen = observed.get(tid) or Observed(target.replicas, 0)
+        chosen = decided.get(tid)
+        in_pool = views.get(tid.pool)
+        if in_pool is None:
+            in_pool = views[tid.pool] = {}
+        in_pool[tid.name] = TargetView(
             desired=chosen.desired if chosen is not None else seen.current,
             in_service=seen.in_service,
             pending=seen.pending,
