@@ -49,7 +49,7 @@ def allocation_json(result: Allocation) -> str:
     rows = list(_lane_rows(result.lanes))
     # each distinct number's text, made once (demands, limits and zeros repeat across lanes;
     # 0.0 and -0.0 are one key and both print as 0)
-    distinct: set[float] = set().union(*list(zip(*rows))[1:]) if rows else set()
+    distinct: set[float] = set().union(*list(zip(*rows, strict=True))[1:]) if rows else set()
     num = {v: _json_number(v) for v in distinct}
     lanes = [
         f'    {_key(key)}: {{"demand": {num[demand]}, "allocation": {num[allocation]}, '
