@@ -22,7 +22,7 @@ target. Nothing here reads a clock, a store or a cloud.
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from weakref import WeakKeyDictionary
 
@@ -214,7 +214,12 @@ def _decide_pool(
         elif hold:
             desired = clamp(current, lo, hi)
         else:
-            window = (r.replicas for r in history.get(tid, _NO_HISTORY) if r.at >= horizon)
+            # the window is read only to scale down
+            window: Iterable[int] = (
+                (r.replicas for r in history.get(tid, _NO_HISTORY) if r.at >= horizon)
+                if rec < current
+                else ()
+            )
             desired = next_replicas(
                 policy, current=current, recommended=rec, window=window, low=lo, high=hi
             )

@@ -23,7 +23,9 @@ _EPS = 1e-9
 
 
 def clamp(value: int, low: int, high: int) -> int:
-    return max(low, min(high, value))
+    """``max(low, min(high, value))``, spelt out (the same choices, without two calls)."""
+    v = value if value < high else high
+    return v if v > low else low
 
 
 def replicas_for(units: float, units_per_replica: float) -> int:
