@@ -149,7 +149,7 @@ def _seen(topo: Topology, observed: Mapping[TargetId, Observed]) -> tuple[_Seen,
         for tid, replicas, _lo, _hi, upr in plan.targets:
             o = get(tid)
             if o is None:
-                o = Observed(in_service=replicas, pending=0)
+                o = Observed(replicas, 0)
             found.append(o)
             units.append(o.in_service * upr)
         seen.append((plan, found))
@@ -223,4 +223,4 @@ def _decide_pool(
             desired = next_replicas(
                 policy, current=current, recommended=rec, window=window, low=lo, high=hi
             )
-        out[tid] = TargetDecision(target=tid, recommended=rec, desired=desired, current=current)
+        out[tid] = TargetDecision(tid, rec, desired, current)

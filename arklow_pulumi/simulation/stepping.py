@@ -124,7 +124,8 @@ class UnitRun:
             self.alloc = [lanes[key].allocation for key in unit.lane_keys]
         pools = decision.allocation.pools
         self.capacity = [pools[name].capacity for name in unit.pool_names]
-        self._targets(decision)
+        if self.ids:
+            self._targets(decision)
 
     def _start(self) -> Unit:
         unit = self.unit
@@ -147,12 +148,13 @@ class UnitRun:
         return unit
 
     def _targets(self, decision: Decision) -> None:
+        targets, desired, recommended = decision.targets, self.desired, self.recommended
         for j, tid in enumerate(self.ids):
-            target = decision.targets[tid]
-            if target.desired != self.desired[j]:
+            target = targets[tid]
+            if target.desired != desired[j]:
                 self.actions += 1
-            self.desired[j] = target.desired
-            self.recommended[j] = target.recommended
+                desired[j] = target.desired
+            recommended[j] = target.recommended
 
     def _share(self, now: float) -> None:
         """free-for-all: capacity in proportion to demand; scaling by ``decide`` on one lane per
@@ -184,7 +186,7 @@ class UnitRun:
             }
         self.alloc = proportional_shares(self.e, unit.lane_pools, self.capacity, self.pools_used)
 
-    def advance(self, k: int, now: float) -> bool:
+    def advance(self, k: int, now: float, *, settling: bool = True) -> bool:
         """Keep this tick's recommendations and resize the groups to the desired counts; True
         when the unit settles: demand unchanged, every later tick repeats this one (nothing
         pending, each history one entry equal to this tick's recommendation, each group at its
@@ -193,7 +195,7 @@ class UnitRun:
         :meth:`catch_up`)."""
         # keep what the next tick's decide looks at (it reads r.at >= now - window)
         following = (k + 1) * self.tick
-        settles = True
+        settles = settling
         for history, replicas, window, desired, group in zip(
             self.histories, self.recommended, self.windows, self.desired, self.groups, strict=True
         ):
@@ -202,7 +204,7 @@ class UnitRun:
             # decreasing and its first entry is the highest.
             while history and history[-1].replicas <= replicas:
                 history.pop()
-            history.append(Recommendation(at=now, replicas=replicas))
+            history.append(Recommendation(now, replicas))
             horizon = following - window
             while history[0].at < horizon:
                 history.popleft()
@@ -229,7 +231,7 @@ class UnitRun:
     def catch_up(self, k: int) -> None:
         """The state a settled unit would have after tick ``k - 1``: each history's one entry
         renewed at that tick (the skipped ticks changed nothing else)."""
-        self.advance(k - 1, (k - 1) * self.tick)
+        self.advance(k - 1, (k - 1) * self.tick, settling=False)
 
     def delta(self) -> Totals:
         """The change in this unit's per-tick totals since it was last decided."""

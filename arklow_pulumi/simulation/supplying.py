@@ -50,7 +50,7 @@ class SimulatedGroup:
     def observed(self) -> Observed:
         seen = self._seen
         if seen is None:
-            seen = self._seen = Observed(in_service=self.in_service, pending=self.pending_total)
+            seen = self._seen = Observed(self.in_service, self.pending_total)
         return seen
 
     def resize(self, desired: int, now: float, launch_delay: float) -> None:
