@@ -12,6 +12,12 @@ collection, then :func:`gc.freeze` moves every object still alive out of the col
 still frees them as usual; only reference cycles among them wait for the next :func:`settle`,
 which unfreezes everything first so that nothing frozen is kept past it.
 
+During a tick (:func:`collected_at_end`) the collector does not run on its own: a tick makes a
+few hundred thousand short-lived objects, and with the default thresholds the collector would
+run a few hundred times in it, each run walking the objects the tick still holds. Reference
+counting frees nearly all of them as they go; one young-generation collection at the end of the
+tick, counted in the tick's duration, looks at what is left once.
+
 This is a process setting: ``arklow controller run`` turns it on (``TickSettings.settle_heap``);
 a controller embedded in another program (tests, the scenario runner) leaves the collector alone.
 """
@@ -19,6 +25,23 @@ a controller embedded in another program (tests, the scenario runner) leaves the
 from __future__ import annotations
 
 import gc
+from collections.abc import Iterator
+from contextlib import contextmanager
+
+
+@contextmanager
+def collected_at_end(on: bool) -> Iterator[None]:
+    """No automatic collection inside the block, one young-generation collection at its end
+    (``on``; and only when the collector was enabled to begin with)."""
+    if not on or not gc.isenabled():
+        yield
+        return
+    gc.disable()
+    try:
+        yield
+    finally:
+        gc.enable()
+        gc.collect(0)
 
 
 def settle() -> None:

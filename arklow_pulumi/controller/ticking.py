@@ -282,18 +282,19 @@ class Controller:
 
     def tick(self) -> TickOutcome:
         started = self.clock.monotonic()
-        view = self.plan()
-        obs, decision, changes = view.observation, view.decision, view.changes
-        for tid, error in obs.errors.items():
-            self._supply_error(obs.targets[tid].kind, error)
-        if self.settings.dry_run:
-            plan = tuple(describe_plan(with_detail(self.supply, changes)))
-            report = ActReport()
-            for line in plan:
-                self.say(f"tick {view.published.tick}: {line}")
-        else:
-            plan, report = (), self._act(changes, view.published.tick)
-        self._publish(view, report)
+        with heap.collected_at_end(self.settings.settle_heap):
+            view = self.plan()
+            obs, decision, changes = view.observation, view.decision, view.changes
+            for tid, error in obs.errors.items():
+                self._supply_error(obs.targets[tid].kind, error)
+            if self.settings.dry_run:
+                plan = tuple(describe_plan(with_detail(self.supply, changes)))
+                report = ActReport()
+                for line in plan:
+                    self.say(f"tick {view.published.tick}: {line}")
+            else:
+                plan, report = (), self._act(changes, view.published.tick)
+            self._publish(view, report)
         self._settle_heap()
         duration = self.clock.monotonic() - started
         overran = duration > self.settings.interval_s

@@ -3,12 +3,15 @@
 from __future__ import annotations
 
 import math
+from collections.abc import Callable
 from dataclasses import replace
 
 import pytest
 
+from arklow_pulumi.controller.observing import Observation
 from arklow_pulumi.controller.ports import DemandReport
 from arklow_pulumi.controller.ticking import Controller, TickSettings, run_loop
+from arklow_pulumi.core.deciding import Decision
 from arklow_pulumi.core.topology import GroupRef, Topology
 from arklow_pulumi.store import runtime
 from arklow_pulumi.store.engine import Store, StoreError
@@ -384,3 +387,26 @@ def test_the_process_settles_its_heap_once_per_topology_loaded(
         assert gc.get_freeze_count() > 0
     finally:
         gc.unfreeze()
+
+
+def test_the_process_collects_once_at_the_end_of_a_tick_not_during_it(
+    setup: Setup, store: Store, lease: Lease, clock: FakeClock
+) -> None:
+    import gc
+
+    embedded, _ = setup
+    process = make_controller(store, groups_for(shared_gpu()), lease, clock, settle_heap=True)
+    seen: list[bool] = []
+    for controller in (embedded, process):
+        real = controller.decide
+
+        def decide(obs: Observation, _real: Callable[[Observation], Decision] = real) -> Decision:
+            seen.append(gc.isenabled())
+            return _real(obs)
+
+        controller.decide = decide  # type: ignore[method-assign]
+        controller.tick()
+        assert gc.isenabled()
+        clock.advance(10)
+    gc.unfreeze()
+    assert seen == [True, False]
