@@ -495,11 +495,12 @@ def tick_section(timed: Mapping[str, Any]) -> list[str]:
         "| step | what it includes | ms |",
         "|---|---|---|",
         *(f"| {name} | {STEPS[name]} | {steps[name]:.1f} |" for name in STEPS),
-        f"| the rest | logging, metrics hooks, the loop | {rest:.1f} |",
+        f"| the rest | the end-of-tick collection, logging, metrics hooks | {rest:.1f} |",
         "",
         f"The cyclic garbage collector ran {timed['collector_ms']:.1f} ms per tick (mean), inside "
-        "the steps above (the process freezes its long-lived heap after loading a topology: "
-        "`controller/heap.py`).",
+        "the steps above: as `arklow controller run` sets it (`controller/heap.py`), the long-lived "
+        "heap is frozen after a topology is loaded and a tick runs no automatic collection, only "
+        "one young-generation collection at its end (in the rest row).",
         "",
         f"Tick / `allocate` alone = {timed['median_ms'] / timed['allocate_ms']:.2f}. Process "
         "CPU counts every thread (the act step resizes in parallel; the topology check runs "

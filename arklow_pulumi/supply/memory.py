@@ -27,6 +27,7 @@ class InMemorySupply:
         self.calls: Counter[str] = Counter()
         self.fail_next: list[SupplyError] = []
         self._lock = threading.Lock()
+        self._cheap_views: dict[GroupRef, tuple[GroupState, GroupState]] = {}
 
     def __getstate__(self) -> dict[str, Any]:
         state = dict(self.__dict__)
@@ -55,12 +56,17 @@ class InMemorySupply:
             found = {r: self.groups[r] for r in refs if r in self.groups}
         if detail:
             return found
-        return {
-            r: g
-            if g.policies is None and g.scheduled_actions is None
-            else replace(g, policies=None, scheduled_actions=None)
-            for r, g in found.items()
-        }
+        return {r: self._cheap(g) for r, g in found.items()}
+
+    def _cheap(self, group: GroupState) -> GroupState:
+        """``group`` as a cheap describe shows it (policies not looked up), made once per state
+        of the group."""
+        seen = self._cheap_views.get(group.ref)
+        if seen is not None and seen[0] is group:
+            return seen[1]
+        view = replace(group, policies=None, scheduled_actions=None)
+        self._cheap_views[group.ref] = (group, view)
+        return view
 
     def set_desired(
         self,
