@@ -44,6 +44,11 @@ from arklow_pulumi.simulation.units import split
 from arklow_pulumi.simulation.whatif import what_if
 
 RECORDED_ALLOCATE_MS = 3.30  # bench/RESULTS-allocation.md, 1,000 lanes / 100 pools
+# Instructions (millions) of ``simulate``, four policies, per simulated hour of this fleet (the
+# 2-hour slice minus the 1-hour slice of the bench trace), counted with
+# ``valgrind --tool=cachegrind --cache-sim=no`` before and after the round that set them.
+IR_BEFORE = 1975
+IR_AFTER = 1350
 QUIET = {
     "gpu_day": ["search/interactive", "search/batch", "chat/live"],
     "fleet": [
@@ -208,23 +213,33 @@ def report(speed_figures: dict[str, Any], examples: dict[str, dict[str, Any]], y
         )
         + "Measured: the command's work in-process as a user runs it (load the topology, read "
         "the CSV, simulate), with the default four policies; CPU time is the fairer figure on "
-        "this loaded machine. Before the changes of this round the four policies took 151.6 s "
-        "CPU; changes: the simulator asks `decide` for no admission (`admission=False`: one "
-        "progressive filling per call instead of three, same allocation and decisions, tested "
-        "in tests/core/test_admission_off.py), lane allocations are read as a column, a "
-        "target's history keeps only recommendations no newer one reaches (its first entry is "
-        "the window's highest), groups keep their pending total, per-lane sums are list "
-        "comprehensions, a unit that settled (nothing pending, nothing left to expire from its "
-        "history, same decision key) is neither checked nor advanced until its demand changes, "
-        "and the trace reader has a fast path for the common row. Results are identical to before (checked on a 1-day slice, all four "
-        "policies, every lane and every series point). "
-        "Where the time goes now (cProfile on a 1-day slice): about 40% in `decide` (one "
-        "filling and the pools' scale decisions per call), the rest in the simulator's "
-        "bookkeeping per unit and tick (observing groups, histories, counting figures). Every "
-        "lane reports every 5 minutes here, so every fifth tick renews every unit of every "
-        "policy; between reports only units still scaling are decided again. `standalone` "
-        "costs most (250 units). The time scales with how often demand changes, not with the "
-        "tick count alone.",
+        "this loaded machine. Before this round the four policies took 81.3 s CPU (quiet "
+        "machine, load ~1; 106.1 s at load ~2) and `arklow` alone 17.8 s. Load-independent "
+        "measure of this round's changes (cachegrind instruction count of `simulate`, four "
+        f"policies, per simulated hour of this fleet, hours 1-2): {IR_BEFORE:,}M instructions "
+        f"before, {IR_AFTER:,}M after ({IR_AFTER / IR_BEFORE:.2f}×). Changes: `decide` plans "
+        "each topology's pools with targets once (ids, bounds, policy figures) and reads "
+        "observations and in-service capacity in one pass; a pool's only target takes a "
+        "straight path through `desired_replicas` (step for step the general one, hypothesis "
+        "test); the scale-down window is built only when a target scales down; the simulator "
+        "keeps each unit's demand as a list by lane position (rows mark a unit once per tick), "
+        "its histories' mapping once, each group's observation until it changes, e's sum and "
+        "free-for-all's pool demand and shares until their inputs change, checks settling in "
+        "the advance loop and sums figures in C. The controller and the simulator still share "
+        "one `decide` and one scale policy. Results are identical to before, bit for bit: "
+        "tests/simulation/test_golden.py holds the JSON and table output and every figure and "
+        "series point (full precision) of the example traces and of a 2-hour slice of this "
+        "fleet (with what-if) to the recorded run; a 1-day slice, all four policies and "
+        "what-if, was compared the same way after every change. "
+        "Where the time goes now (1-day slice): about 40% in `decide` (of which three "
+        "quarters in `allocate`: the progressive filling about 17% of the whole, the pools' "
+        "results and demand checks about 6%), the rest in the simulator's bookkeeping per unit "
+        "renewal (about 114,000 renewals a simulated day: observing groups, histories, the "
+        "lanes' running sums about 8%, reading the decision back). Every lane reports every "
+        "5 minutes here, so every fifth tick renews every unit of every policy (about 380 "
+        "units, 3,500 lane-units); between reports only units still scaling are decided "
+        "again. `standalone` costs most (250 units). The time scales with how often demand "
+        "changes, not with the tick count alone.",
         "",
         f"Quiet lanes (the 900 without bursts) under arklow: held {s['quiet_share']:.3%} of their "
         "demand (this synthetic fleet's pools are not sized for the figure; the figures are "
