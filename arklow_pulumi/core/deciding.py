@@ -195,8 +195,34 @@ def _decide_pool(
     /,
 ) -> None:
     policy = plan.policy
-    currents = [o.in_service + o.pending for o in seen]
     settle = plan.settle
+    if len(seen) == 1:  # one target: the loop below for one entry, without the lists
+        tid, _replicas, lo, hi, upr = plan.targets[0]
+        o = seen[0]
+        current = o.in_service + o.pending
+        rec = clamp(result.desired_replicas[0], lo, hi)
+        if settle:
+            desired = lo
+        elif within_tolerance(
+            # sum([x]) is x for the one target's supply (never -0.0)
+            max(0.0, result.demand * plan.grow - plan.capacity),
+            current * upr,
+            policy.tolerance,
+        ):
+            desired = clamp(current, lo, hi)
+        else:
+            horizon = now - policy.scale_down_window_s
+            window: Iterable[int] = (
+                (r.replicas for r in history.get(tid, _NO_HISTORY) if r.at >= horizon)
+                if rec < current
+                else ()
+            )
+            desired = next_replicas(
+                policy, current=current, recommended=rec, window=window, low=lo, high=hi
+            )
+        out[tid] = TargetDecision(tid, rec, desired, current)
+        return
+    currents = [o.in_service + o.pending for o in seen]
     hold = False
     if not settle:
         # The pool's targets supply (in service + pending) what it needs, within the tolerance.
@@ -215,7 +241,7 @@ def _decide_pool(
             desired = clamp(current, lo, hi)
         else:
             # the window is read only to scale down
-            window: Iterable[int] = (
+            window = (
                 (r.replicas for r in history.get(tid, _NO_HISTORY) if r.at >= horizon)
                 if rec < current
                 else ()
