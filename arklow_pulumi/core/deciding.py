@@ -144,6 +144,14 @@ def _seen(topo: Topology, observed: Mapping[TargetId, Observed]) -> tuple[_Seen,
     seen: _Seen = []
     capacity = {}
     for plan in _plans(topo):
+        if len(plan.targets) == 1:  # as below for one target (sum of one supply is that supply)
+            tid, replicas, _lo, _hi, upr = plan.targets[0]
+            o = get(tid)
+            if o is None:
+                o = Observed(replicas, 0)
+            seen.append((plan, [o]))
+            capacity[plan.name] = plan.capacity + o.in_service * upr
+            continue
         found = []
         units = []
         for tid, replicas, _lo, _hi, upr in plan.targets:

@@ -95,11 +95,10 @@ def run(
         for unit_run in group.runs:
             for i, key in enumerate(unit_run.unit.lane_keys):
                 by_lane.setdefault(key, []).append((unit_run, i))
-    scenario_of: dict[int, list[int]] = {}
     names = list(scenarios)
     for s, name in enumerate(names):
         for unit_run in members[name]:
-            scenario_of.setdefault(id(unit_run), []).append(s)
+            unit_run.scenarios.append(s)
     totals = [[0.0, 0.0, 0.0, 0.0] for _ in names]
     series = [Series([], [], [], [], []) for _ in names]
     ticks = trace.tick_count(tick)
@@ -121,7 +120,7 @@ def run(
         for group in groups:
             for unit_run in group.step(k, now):
                 d0, d1, d2, d3 = unit_run.delta()
-                for s in scenario_of[id(unit_run)]:
+                for s in unit_run.scenarios:
                     acc = totals[s]
                     acc[0] += d0
                     acc[1] += d1

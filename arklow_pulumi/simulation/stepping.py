@@ -53,6 +53,7 @@ class UnitRun:
         # each lane's demand, in ``unit.lane_keys`` order (0 until its first row)
         self.values = [0.0] * len(unit.lane_keys)
         self.batch: Batch | None = None
+        self.scenarios: list[int] = []  # the scenarios (by position) that count this unit
         self.version = 0
         self.key: Hashable = None
         self.settled = False  # see :meth:`advance`
