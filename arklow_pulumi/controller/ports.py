@@ -80,6 +80,15 @@ class LaneColumns(Mapping[str, LaneView]):
     def stale(self) -> frozenset[str]:
         return self._stale
 
+    @property
+    def keys_in_order(self) -> tuple[str, ...]:
+        return self._keys
+
+    @property
+    def index(self) -> Mapping[str, int]:
+        """Key -> position in the columns."""
+        return self._index
+
 
 @lru_cache(maxsize=4)
 def _index_of(keys: tuple[str, ...]) -> Mapping[str, int]:

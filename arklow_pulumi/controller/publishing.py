@@ -16,7 +16,13 @@ from collections.abc import Iterable, Mapping
 from datetime import UTC, datetime
 
 from arklow_pulumi.controller.observing import Observation
-from arklow_pulumi.controller.ports import LaneColumns, PoolView, Published, TargetView
+from arklow_pulumi.controller.ports import (
+    LaneColumns,
+    LaneView,
+    PoolView,
+    Published,
+    TargetView,
+)
 from arklow_pulumi.core.allocating import LaneResult, LaneResults
 from arklow_pulumi.core.deciding import Decision, Observed, TargetId
 
@@ -31,22 +37,40 @@ def build_published(
     reports = obs.reports
     raw = [reports.get(key, _NO_REPORT)[0] for key in keys]
     lanes = LaneColumns(keys, raw, allocation, held, admission, obs.stale)
-    # A stale lane keeps what it was last published with (or, never published, this tick's).
-    before = previous.lanes if previous is not None else {}
-    kept = [(key, before[key]) for key in obs.stale if key in before and key in lanes]
-    if kept:
-        index = {key: i for i, key in enumerate(keys)}
-        columns = list(allocation), list(held), list(admission)
-        for key, view in kept:
-            i = index[key]
-            columns[0][i], columns[1][i], columns[2][i] = view.allocation, view.held, view.admission
-        lanes = LaneColumns(keys, raw, *columns, obs.stale)
+    before = previous.lanes if previous is not None else None
+    if obs.stale and before:
+        lanes = _stale_kept(lanes, before)
     return Published(
         tick=tick,
         time=datetime.fromtimestamp(obs.at, UTC),
         lanes=lanes,
         pools=_pools(obs, decision),
     )
+
+
+def _stale_kept(lanes: LaneColumns, before: Mapping[str, LaneView]) -> LaneColumns:
+    """A stale lane keeps what it was last published with (or, never published, this tick's)."""
+    keys, index = lanes.keys_in_order, lanes.index
+    raw, allocation, held, admission = (list(c) for c in lanes.columns())
+    if isinstance(before, LaneColumns):  # read by position, no view per lane
+        _, was_allocation, was_held, was_admission = before.columns()
+        was = before.index
+        for key in lanes.stale:
+            j = was.get(key)
+            if j is not None:
+                i = index[key]
+                allocation[i], held[i], admission[i] = (
+                    was_allocation[j],
+                    was_held[j],
+                    was_admission[j],
+                )
+    else:
+        for key in lanes.stale:
+            view = before.get(key)
+            if view is not None:
+                i = index[key]
+                allocation[i], held[i], admission[i] = view.allocation, view.held, view.admission
+    return LaneColumns(keys, raw, allocation, held, admission, lanes.stale)
 
 
 def _lane_rows(

@@ -114,6 +114,29 @@ def test_a_report_older_than_the_ttl_is_demand_zero_and_keeps_its_admission(
     assert not outcome.published.lanes["reports/nightly"].stale
 
 
+@pytest.mark.parametrize("restored", ["columns", "one view per lane"])
+def test_a_stale_lane_keeps_its_admission_across_a_restart(
+    setup: Setup, store: Store, lease: Lease, clock: FakeClock, restored: str
+) -> None:
+    """The kept values come from the published tick the restarted controller read back (stored
+    packed: columns; or, from a store written before, one view per lane)."""
+    controller, supply = setup
+    report(controller, search__batch=30, reports__nightly=6)
+    first = controller.tick().published
+    again = make_controller(store, supply, lease, clock)
+    if restored == "one view per lane":
+        latest = again.latest()
+        assert latest is not None
+        again._memory.published = replace(latest, lanes=dict(latest.lanes.items()))
+    clock.advance(31)
+    report(again, reports__nightly=60)  # batch goes stale; nightly's demand changes
+    outcome = again.tick().published
+    batch, nightly = outcome.lanes["search/batch"], outcome.lanes["reports/nightly"]
+    assert batch == first.lanes["search/batch"]._replace(stale=True)
+    assert not nightly.stale and nightly.demand == 60
+    assert nightly.allocation != first.lanes["reports/nightly"].allocation
+
+
 def test_bounds_are_never_left(store: Store, lease: Lease, clock: FakeClock) -> None:
     topology = shared_gpu(max_replicas=3)
     put_topology(store, topology)
