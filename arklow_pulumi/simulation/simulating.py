@@ -90,11 +90,12 @@ def run(
                 fresh.append(unit_run)
             members[name].append(unit_run)
         groups += batches(fresh, BATCH_LANES)
-    by_lane: dict[str, list[tuple[UnitRun, int]]] = {}
+    # each lane's places: its unit's demand list (kept in place), its position there, the unit
+    by_lane: dict[str, list[tuple[list[float], int, UnitRun]]] = {}
     for group in groups:
         for unit_run in group.runs:
             for i, key in enumerate(unit_run.unit.lane_keys):
-                by_lane.setdefault(key, []).append((unit_run, i))
+                by_lane.setdefault(key, []).append((unit_run.values, i, unit_run))
     names = list(scenarios)
     for s, name in enumerate(names):
         for unit_run in members[name]:
@@ -103,13 +104,12 @@ def run(
     series = [Series([], [], [], [], []) for _ in names]
     ticks = trace.tick_count(tick)
     all_runs = list(runs.values())
-    no_runs: list[tuple[UnitRun, int]] = []
+    no_runs: list[tuple[list[float], int, UnitRun]] = []
     for k, batch in enumerate(changes(trace, tick)):
         now = k * tick
         touched: dict[UnitRun, None] = {}  # in the order their demand first changed this tick
         for lane, value in batch:
-            for unit_run, i in by_lane.get(lane, no_runs):
-                values = unit_run.values
+            for values, i, unit_run in by_lane.get(lane, no_runs):
                 if values[i] != value:
                     values[i] = value
                     touched[unit_run] = None

@@ -136,7 +136,14 @@ class UnitRun:
             pairs = zip(self.values, unit.limits, strict=True)
             self.e = e = [limit if limit < d else d for d, limit in pairs]
             self.e_sum = sum(e)
-        if self.groups:
+        if len(self.slots) == 1:  # as below, for one target
+            p, group = self.slots[0]
+            in_service = [0] * len(unit.pool_names)
+            count = in_service[p] = group.in_service
+            self.in_service = in_service
+            if count > self.peak[p]:
+                self.peak[p] = count
+        elif self.groups:
             in_service = [0] * len(unit.pool_names)
             for p, group in self.slots:
                 in_service[p] += group.in_service
