@@ -48,7 +48,7 @@ RECORDED_ALLOCATE_MS = 3.30  # bench/RESULTS-allocation.md, 1,000 lanes / 100 po
 # 2-hour slice minus the 1-hour slice of the bench trace), counted with
 # ``valgrind --tool=cachegrind --cache-sim=no`` before and after the round that set them.
 IR_BEFORE = 1975
-IR_AFTER = 1350
+IR_AFTER = 1301
 QUIET = {
     "gpu_day": ["search/interactive", "search/batch", "chat/live"],
     "fleet": [
@@ -247,11 +247,13 @@ def report(speed_figures: dict[str, Any], examples: dict[str, dict[str, Any]], y
         "series point (full precision) of the example traces and of a 2-hour slice of this "
         "fleet (with what-if) to the recorded run; a 1-day slice, all four policies and "
         "what-if, was compared the same way after every change. "
-        "Where the time goes now (1-day slice): about 40% in `decide` (of which three "
-        "quarters in `allocate`: the progressive filling about 17% of the whole, the pools' "
-        "results and demand checks about 6%), the rest in the simulator's bookkeeping per unit "
-        "renewal (about 114,000 renewals a simulated day: observing groups, histories, the "
-        "lanes' running sums about 8%, reading the decision back). Every lane reports every "
+        "Where the time goes now (profiles of 6-hour and 1-day slices): about 42% in "
+        "`decide`, of which `allocate` (core/allocating.py, core/filling.py) about 36% of the "
+        "whole (the progressive filling about 17%, the pools' results about 9%, the demand "
+        "check about 2%) and the scale decisions about 6%; the rest in the simulator's "
+        "bookkeeping per unit renewal (about 114,000 renewals a simulated day: reading the "
+        "decision back about 10%, the lanes' running sums about 8%, the trace rows about 6%, "
+        "groups and histories about 8%). Every lane reports every "
         "5 minutes here, so every fifth tick renews every unit of every policy (about 380 "
         "units, 3,500 lane-units); between reports only units still scaling are decided "
         "again. `standalone` costs most (250 units). The time scales with how often demand "
