@@ -134,7 +134,8 @@ def main() -> None:
         "## Controller tick (bench/bench_controller.py)",
         "",
         f"{datetime.date.today()}, {platform.python_implementation()} {platform.python_version()}, "
-        f"{os.cpu_count()} cores (shared with other work while measured), SQLite on local disk.",
+        f"{os.cpu_count()} cores (load average {os.getloadavg()[0]:.1f} when done: shared with "
+        "other work while measured), SQLite on local disk.",
         "",
         f"Topology: {LANES} lanes, {POOLS} pools, {POOLS} ASG targets (in-memory binding).",
         "",
