@@ -12,6 +12,7 @@ import datetime
 import os
 import platform
 import random
+import shutil
 import statistics
 import sys
 import tempfile
@@ -27,7 +28,7 @@ from arklow_pulumi.controller.ports import DemandReport
 from arklow_pulumi.controller.ticking import Controller, TickSettings
 from arklow_pulumi.core.building import build_topology
 from arklow_pulumi.core.parsing import parse_topology
-from arklow_pulumi.store.engine import open_store, writing
+from arklow_pulumi.store.engine import close_stores, open_store, writing
 from arklow_pulumi.store.runtime import acquire_lease
 from arklow_pulumi.store.snapshots import load_all, write_changes
 from arklow_pulumi.supply.groups import GroupState
@@ -167,6 +168,8 @@ def main() -> None:
         "",
     ]
     OUT.write_text("\n".join(lines))
+    close_stores()
+    shutil.rmtree(work, ignore_errors=True)
     print("\n".join(lines))
 
 
