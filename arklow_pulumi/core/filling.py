@@ -44,6 +44,18 @@ def progressive_fill(
     lanes in increasing order: pool sums are added up in that order). Returns each
     lane's allocation, which pools saturated, and each pool's final usage.
     """
+    if len(capacity) == 1 and caps and all(len(pools) == 1 for pools in lane_pools):
+        return _fill_one_pool(caps, weights, lane_pools, capacity[0])
+    return _fill(caps, weights, lane_pools, pool_lanes, capacity)
+
+
+def _fill(
+    caps: Sequence[float],
+    weights: Sequence[float],
+    lane_pools: LanePools,
+    pool_lanes: LanePools,
+    capacity: Sequence[float],
+) -> Filling:
     n, m = len(caps), len(capacity)
     alloc = [0.0] * n
     fixed = [0.0] * m
@@ -131,3 +143,83 @@ def _next_pool(
             continue
         return key, p
     return None
+
+
+def _fill_one_pool(
+    caps: Sequence[float], weights: Sequence[float], lane_pools: LanePools, capacity: float
+) -> Filling:
+    """:func:`progressive_fill` for one pool that every lane draws on (most independent units of
+    a fleet, and every standalone pool): the same steps and the same floating-point operations in
+    the same order, with the pool's running sums held in locals instead of lists and a heap of
+    at most one entry (``tests/core/test_filling_one_pool.py`` holds the two equal, bit for
+    bit)."""
+    n = len(caps)
+    alloc = [0.0] * n
+    rising = [i for i, cap in enumerate(caps) if cap > 0]
+    if not rising:
+        return Filling(alloc, [False], [0.0])
+    costs = [pools[0][1] for pools in lane_pools]
+    frozen = [True] * n
+    slope = 0.0
+    active = 0
+    fixed = 0.0
+    lane_level = [math.nan] * (n + 1)
+    for i in rising:
+        frozen[i] = False
+        w = weights[i]
+        lane_level[i] = caps[i] / w
+        slope += w * costs[i]
+        active += 1
+    key: float | None = capacity / slope if active and slope > 0 else None
+    order = sorted(rising, key=lane_level.__getitem__)
+    order.append(n)
+    nxt = 0
+    level = 0.0
+    saturated = False
+    while True:
+        # the pool's entry, refreshed as _next_pool refreshes it
+        while key is not None:
+            if saturated or active == 0 or slope <= 0:
+                key = None
+                break
+            current = max(capacity - fixed, 0.0) / slope
+            if current > key:
+                key = current
+                continue
+            break
+        bound = math.inf if key is None else key
+        i = order[nxt]
+        while lane_level[i] <= bound:
+            if not frozen[i]:
+                frozen[i] = True
+                value = alloc[i] = caps[i]
+                c = costs[i]
+                fixed += value * c
+                slope -= weights[i] * c
+                active -= 1
+            nxt += 1
+            i = order[nxt]
+        if key is None:
+            break
+        pool_level = key
+        if saturated or active == 0 or slope <= 0:
+            continue  # the entry went stale: the next round drops it
+        if max(capacity - fixed, 0.0) / slope > pool_level:
+            continue  # lanes frozen above moved the pool's level; look again
+        key = None  # popped
+        if pool_level > level:
+            level = pool_level
+        saturated = True
+        for j in range(n):
+            if not frozen[j]:
+                frozen[j] = True
+                w = weights[j]
+                value = w * level
+                if value > caps[j]:
+                    value = caps[j]
+                alloc[j] = value
+                c = costs[j]
+                fixed += value * c
+                slope -= w * c
+                active -= 1
+    return Filling(alloc, [saturated], [fixed])
