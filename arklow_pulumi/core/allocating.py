@@ -30,7 +30,7 @@ from arklow_pulumi.core.errors import InvalidInput, Problem
 from arklow_pulumi.core.filling import Filling, progressive_fill
 from arklow_pulumi.core.limits import MAX_UNITS
 from arklow_pulumi.core.scaling import desired_replicas
-from arklow_pulumi.core.topology import Topology
+from arklow_pulumi.core.topology import Pool, Topology
 
 PoolState = Literal["idle", "steady", "constrained"]
 
@@ -119,6 +119,7 @@ class CompiledTopology:
     limits: tuple[float, ...]
     lane_pools: tuple[tuple[tuple[int, float], ...], ...]
     pool_lanes: tuple[tuple[tuple[int, float], ...], ...]
+    pools: tuple[Pool, ...] = ()  # by position, as pool_names
 
 
 _COMPILED: WeakKeyDictionary[Topology, CompiledTopology] = WeakKeyDictionary()
@@ -165,12 +166,17 @@ def _compile(topo: Topology) -> CompiledTopology:
         limits=tuple(limits),
         lane_pools=tuple(lane_pools),
         pool_lanes=tuple(tuple(lanes) for lanes in pool_lanes),
+        pools=tuple(topo.pools.values()),
     )
 
 
 def check_demand(topo: Topology, demand: Mapping[str, float]) -> None:
     """Refuse demand for an unknown lane, and demand outside [0, 1e12] (NaN included)."""
-    known = compile_topology(topo).lane_index
+    _check_demand(compile_topology(topo), demand)
+
+
+def _check_demand(c: CompiledTopology, demand: Mapping[str, float]) -> None:
+    known = c.lane_index
     unknown = demand.keys() - known.keys()
     bad = [k for k, v in demand.items() if not 0 <= v <= MAX_UNITS] if demand else []
     if not unknown and not bad:
@@ -205,16 +211,18 @@ def allocate(
     held and the pools, such as the simulator): every other figure is the same, and each lane's
     ``admission`` is then its allocation.
     """
-    check_demand(topo, demand)
     c = compile_topology(topo)
+    _check_demand(c, demand)
     get = demand.get
     demands = [get(k, 0.0) for k in c.lane_keys]
     caps = [d if d < limit else limit for d, limit in zip(demands, c.limits, strict=True)]
-    pools = topo.pools
     if capacity is None:
-        supply = [pools[name].supply for name in c.pool_names]
+        supply = [pool.supply for pool in c.pools]
     else:
-        supply = [capacity.get(name, pools[name].supply) for name in c.pool_names]
+        supply = [
+            capacity.get(name, pool.supply)
+            for name, pool in zip(c.pool_names, c.pools, strict=True)
+        ]
     first = progressive_fill(caps, c.weights, c.lane_pools, c.pool_lanes, supply)
     alloc = first.allocation
     pool_results = _pool_results(topo, c, caps, supply)
@@ -278,19 +286,16 @@ def _pool_results(
             for p, cost in incidences:
                 demand[p] += e * cost
     results = {}
-    for p, name in enumerate(c.pool_names):
-        pool = topo.pools[name]
+    for p, (name, pool) in enumerate(zip(c.pool_names, c.pools, strict=True)):
         pool_demand = demand[p]
         pressure, state = pool_pressure(pool_demand, supply[p])
         results[name] = PoolResult(
-            resource=pool.resource,
-            capacity=supply[p],
-            demand=pool_demand,
-            pressure=pressure,
-            state=state,
-            desired_replicas=desired_replicas(
-                pool_demand, pool.headroom, pool.scale_targets, pool.capacity
-            ),
+            pool.resource,
+            supply[p],
+            pool_demand,
+            pressure,
+            state,
+            desired_replicas(pool_demand, pool.headroom, pool.scale_targets, pool.capacity),
         )
     return results
 
