@@ -49,6 +49,10 @@ RECORDED_ALLOCATE_MS = 3.30  # bench/RESULTS-allocation.md, 1,000 lanes / 100 po
 # ``valgrind --tool=cachegrind --cache-sim=no`` before and after the round that set them.
 IR_BEFORE = 1975
 IR_AFTER = 1301
+# CPU seconds of ``simulate`` alone (four policies, the 7-day trace) before and after that round,
+# run back to back under the same load
+AB_BEFORE = 125.6
+AB_AFTER = 94.6
 QUIET = {
     "gpu_day": ["search/interactive", "search/batch", "chat/live"],
     "fleet": [
@@ -233,7 +237,10 @@ def report(speed_figures: dict[str, Any], examples: dict[str, dict[str, Any]], y
         "machine, load ~1; 106.1 s at load ~2) and `arklow` alone 17.8 s. Load-independent "
         "measure of this round's changes (cachegrind instruction count of `simulate`, four "
         f"policies, per simulated hour of this fleet, hours 1-2): {IR_BEFORE:,}M instructions "
-        f"before, {IR_AFTER:,}M after ({IR_AFTER / IR_BEFORE:.2f}×). Changes: `decide` plans "
+        f"before, {IR_AFTER:,}M after ({IR_AFTER / IR_BEFORE:.2f}×); CPU time of the 7-day "
+        "four-policy `simulate` run before and after back to back on this machine at load 4-5: "
+        f"{AB_BEFORE} s → {AB_AFTER} s ({AB_AFTER / AB_BEFORE:.2f}×; 6-hour slices, best of "
+        "three each: 0.68×). Changes: `decide` plans "
         "each topology's pools with targets once (ids, bounds, policy figures) and reads "
         "observations and in-service capacity in one pass; a pool's only target takes a "
         "straight path through `desired_replicas` (step for step the general one, hypothesis "
