@@ -75,20 +75,14 @@ def timed(fn: Callable[[], Any]) -> tuple[float, float, Any]:
 
 
 def allocate_yardstick() -> float:
-    return cpu_yardstick()[0]
-
-
-def cpu_yardstick() -> tuple[float, float]:
-    """One ``allocate`` tick on 1,000 lanes / 100 pools: median wall and median CPU ms."""
     topo, demand = random_topology(1000, 100)
     allocate(topo, demand)
-    walls, cpus = [], []
+    runs = []
     for _ in range(30):
-        wall, cpu = time.perf_counter(), time.process_time()
+        start = time.perf_counter()
         allocate(topo, demand)
-        walls.append(time.perf_counter() - wall)
-        cpus.append(time.process_time() - cpu)
-    return statistics.median(walls) * 1000, statistics.median(cpus) * 1000
+        runs.append(time.perf_counter() - start)
+    return statistics.median(runs) * 1000
 
 
 def moved(doc: dict[str, Any]) -> dict[str, Any]:
@@ -120,13 +114,9 @@ def speed(days: int, tmp: Path) -> dict[str, Any]:
     topo = load_topology(before_path)
     trace = read_trace(trace_path, topo.lanes_by_key)
     read_wall, read_cpu, _ = timed(lambda: read_trace(trace_path, topo.lanes_by_key))
-    # the CPU yardstick around the four-policy run: how much slower than a quiet machine the
-    # interpreter runs under this load
-    before_cpu = cpu_yardstick()[1]
     all_wall, all_cpu, results = timed(
         lambda: run_simulate(("arklow", "standalone", "free-for-all", "static"))
     )
-    slowdown = (before_cpu + cpu_yardstick()[1]) / 2 / RECORDED_ALLOCATE_MS
     one_wall, one_cpu, _ = timed(lambda: run_simulate(("arklow",)))
     wi_wall, wi_cpu, result = timed(run_what_if)
     after = load_topology(after_path)
@@ -145,7 +135,6 @@ def speed(days: int, tmp: Path) -> dict[str, Any]:
         "shared_units": len(shared),
         "read": (read_wall, read_cpu),
         "all": (all_wall, all_cpu),
-        "slowdown": slowdown,
         "arklow": (one_wall, one_cpu),
         "what_if": (wi_wall, wi_cpu),
         "flagged": len(result.flagged),
@@ -204,11 +193,6 @@ def report(speed_figures: dict[str, Any], examples: dict[str, dict[str, Any]], y
         f"| `what-if` (d0 moved to another pool; {s['shared_units']} units shared by both sides, "
         f"simulated once; {s['flagged']} lanes flagged) | {s['what_if'][0]:.1f} s | "
         f"{s['what_if'][1]:.1f} s | ≤ 2× one simulate |",
-        "",
-        f"Load: one `allocate` tick took {s['slowdown']:.2f}× its quiet-machine time in CPU "
-        "(median, measured just before and after the four-policy run): at quiet-machine speed "
-        f"the four policies would take about {s['all'][1] / s['slowdown']:.0f} s CPU (an "
-        "estimate: the CPU figure divided by that factor).",
         "",
         f"what-if / simulate (four policies): {s['what_if'][1] / s['all'][1]:.2f}× CPU, "
         f"{s['what_if'][0] / s['all'][0]:.2f}× wall; what-if / simulate arklow only: "
