@@ -1,8 +1,9 @@
 """Parse one YAML or JSON document into plain values, fast and strictly.
 
 A document whose first character is ``{`` or ``[`` and that parses as JSON is read by the JSON
-parser (faster, and it reads ``1e3`` as the number JSON says it is); anything else is YAML, read
-by :mod:`arklow_pulumi.yaml_events` (imported only then: PyYAML's import is not free). Every
+parser (faster, and it reads ``1e3`` as the number JSON says it is); anything else is YAML: plain
+YAML is read by the compiled parser (:mod:`arklow_pulumi.yaml_plain`), the rest by
+:mod:`arklow_pulumi.yaml_events` (imported only then: PyYAML's import is not free). Every
 failure is one :class:`MalformedDocument` whose message is one line.
 """
 
@@ -67,7 +68,12 @@ def parse_document(text: str) -> object:
 
 
 def _yaml(text: str) -> object:
-    import yaml
+    from arklow_pulumi.yaml_plain import read_plain_yaml
+
+    plain, value = read_plain_yaml(text)
+    if plain:
+        return value
+    import yaml  # only now: PyYAML's import is not free either
 
     from arklow_pulumi.yaml_events import describe, read_yaml_text
 

@@ -1,7 +1,7 @@
 """Read one YAML document into plain values, fast and strictly.
 
-A plain document (the subset of :mod:`arklow_pulumi.yaml_plain`) is read by a compiled parser;
-the rest as follows.
+A plain document (the subset of :mod:`arklow_pulumi.yaml_plain`) is read by a compiled parser
+before this module is imported (:mod:`arklow_pulumi.documents`); the rest as follows.
 
 YAML is read from libyaml's event stream (PyYAML's ``CSafeLoader`` parser) straight into dicts and
 lists. The generic route — compose a node graph, then construct values from it — took seconds for
@@ -33,8 +33,6 @@ from yaml.events import (
     StreamStartEvent,
 )
 from yaml.nodes import MappingNode, ScalarNode
-
-from arklow_pulumi.yaml_plain import read_plain_yaml
 
 __all__ = ["read_yaml_text"]
 
@@ -178,9 +176,6 @@ def _from_events(loader: yaml.SafeLoader) -> Any:
 def read_yaml_text(text: str) -> Any:
     """The document's values. Raises ``yaml.YAMLError`` for malformed YAML or a key given
     twice."""
-    plain, value = read_plain_yaml(text)
-    if plain:
-        return value
     try:
         return _fast_yaml(text)
     except _Unusual:

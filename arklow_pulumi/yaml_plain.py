@@ -42,11 +42,12 @@ _NUMBER = (
 _DOUBLE = r'"[ !#-\[\]-~]*+"'  # no escape, no double quote inside
 _SINGLE = r"'[ -&(-~]*+'"  # no single quote inside
 _SCALAR = rf"(?>{_NUMBER}|{_PLAIN}|{_DOUBLE}|{_SINGLE})"
-_KEY = rf"(?>{_PLAIN}|{_DOUBLE}|{_SINGLE})"
-_FLOW_LIST = rf"\[ *+(?:{_SCALAR}(?: *+, *+{_SCALAR})*+ *+)?\]"
-_FLOW_MAP = rf"\{{ *+(?:{_KEY}: ++{_SCALAR}(?: *+, *+{_KEY}: ++{_SCALAR})*+ *+)?\}}"
+# Flow collections of scalars; a comma after each item or the closing bracket next (YAML allows a
+# trailing comma). A number may be a key: both schemas read 1 or 0.5 as the same number there.
+_FLOW_LIST = rf"\[ *+(?:{_SCALAR} *+(?:,|(?=\])) *+)*+\]"
+_FLOW_MAP = rf"\{{ *+(?:{_SCALAR}: ++{_SCALAR} *+(?:,|(?=\}})) *+)*+\}}"
 _VALUE = rf"(?>{_SCALAR}|{_FLOW_LIST}|{_FLOW_MAP})"
-_ENTRY = rf"(?>{_KEY}:(?: ++{_VALUE})?|{_VALUE})"
+_ENTRY = rf"(?>{_SCALAR})(?::(?: ++{_VALUE})?)?|{_FLOW_LIST}|{_FLOW_MAP}"
 # At most 200 columns of indentation and 32 "- " markers on a line: the nesting depth stays in
 # the hundreds (the compiled parser recurses, and crashes near 100,000 levels).
 _LINE = (

@@ -34,7 +34,7 @@ from topologies import document, one_destination
 
 IMPORTS = (
     "import arklow_pulumi.cli.main, arklow_pulumi.cli.allocate, arklow_pulumi.loading, "
-    "arklow_pulumi.documents, arklow_pulumi.yaml_events"
+    "arklow_pulumi.documents, arklow_pulumi.yaml_plain"
 )
 FLOOR = "import json, sys; [json.load(open(p)) for p in sys.argv[1:]]"
 
