@@ -225,7 +225,7 @@ def allocate(
         ]
     first = progressive_fill(caps, c.weights, c.lane_pools, c.pool_lanes, supply)
     alloc = first.allocation
-    pool_results = _pool_results(topo, c, caps, supply)
+    pool_results = _pool_results(c, caps, supply)
     if not admission:
         lanes = LaneResults(c.lane_keys, c.lane_index, demands, caps, alloc, alloc)
         return Allocation(lanes=lanes, pools=pool_results)
@@ -277,7 +277,7 @@ def _unused(capacity: list[float], filling: Filling) -> list[float]:
 
 
 def _pool_results(
-    topo: Topology, c: CompiledTopology, caps: list[float], supply: list[float]
+    c: CompiledTopology, caps: list[float], supply: list[float]
 ) -> dict[str, PoolResult]:
     demand = [0.0] * len(c.pool_names)
     for i, incidences in enumerate(c.lane_pools):
@@ -288,24 +288,14 @@ def _pool_results(
     results = {}
     for p, (name, pool) in enumerate(zip(c.pool_names, c.pools, strict=True)):
         pool_demand = demand[p]
-        capacity = supply[p]
-        # pool_pressure, inline (a simulated week calls this some 10 million times)
-        if pool_demand <= 0:
-            pressure: float | None = 0.0
-            state: PoolState = "idle"
-        elif capacity <= 0:
-            pressure, state = None, "constrained"
-        else:
-            pressure = pool_demand / capacity
-            state = "steady" if pressure <= 1 else "constrained"
-        targets = pool.scale_targets
+        pressure, state = pool_pressure(pool_demand, supply[p])
         results[name] = PoolResult(
             pool.resource,
-            capacity,
+            supply[p],
             pool_demand,
             pressure,
             state,
-            desired_replicas(pool_demand, pool.headroom, targets, pool.capacity) if targets else (),
+            desired_replicas(pool_demand, pool.headroom, pool.scale_targets, pool.capacity),
         )
     return results
 

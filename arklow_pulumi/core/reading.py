@@ -162,10 +162,6 @@ def _units(value: object) -> float:
     return _number(value, 0.0, MAX_UNITS)
 
 
-def _factor(value: object) -> float:
-    return _number(value, MIN_FACTOR, MAX_FACTOR)
-
-
 def _capacity(value: object) -> float:
     capacity = _units(value)
     if 0 < capacity < MIN_CAPACITY:
@@ -201,20 +197,7 @@ def _destination(value: object) -> Destination:
     name: Any = get("name")
     if not (type(name) is str and 0 < len(name) <= MAX_NAME_LENGTH and name.isprintable()):
         raise _Defer
-    resources: Any = get("resources")
-    if resources is None:
-        resources = ()
-    elif type(resources) is list:
-        for resource in resources:
-            if not (
-                type(resource) is str
-                and 0 < len(resource) <= MAX_NAME_LENGTH
-                and resource.isprintable()
-            ):
-                raise _Defer
-        resources = tuple(resources)
-    else:
-        raise _Defer
+    resources = tuple(_names(get("resources")))
     capacity = get("standalone_capacity")
     if capacity is None or (type(capacity) is dict and not capacity):
         standalone = EMPTY
