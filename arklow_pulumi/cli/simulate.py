@@ -75,6 +75,32 @@ class Fraction(click.ParamType[float]):
         return x
 
 
+class Jobs(click.ParamType[int]):
+    """A worker process count >= 1; a bad value is one line naming the option (exit 2)."""
+
+    name = "jobs"
+
+    def convert(self, value: Any, param: click.Parameter | None, ctx: click.Context | None) -> int:
+        if isinstance(value, int) and not isinstance(value, bool):
+            jobs = value
+        else:
+            try:
+                jobs = int(str(value).strip())
+            except ValueError:
+                jobs = 0
+        if jobs < 1:
+            raise InvalidInput.one(
+                "option '--jobs'", "jobs", f"must be a whole number >= 1 (got {value!r})"
+            )
+        return jobs
+
+
+JOBS_HELP = (
+    "Worker processes (default: the usable cores; 1 = in this process). The results are the "
+    "same for any value."
+)
+
+
 def simulate_document(results: Mapping[str, RunResult]) -> dict[str, Any]:
     return {
         "policies": {
@@ -151,6 +177,7 @@ def simulate_table(results: Mapping[str, RunResult]) -> str:
     "--format", "fmt", type=click.Choice(["json", "table"]), default="table", show_default=True
 )
 @click.option("--chart", "chart_path", type=PATH, default=None, help="Write a PNG chart here.")
+@click.option("--jobs", type=Jobs(), default=None, help=JOBS_HELP)
 def simulate(
     topology_path: Path,
     trace_path: Path,
@@ -159,12 +186,13 @@ def simulate(
     launch_delay: float,
     fmt: str,
     chart_path: Path | None,
+    jobs: int | None,
 ) -> None:
     """Replay a demand trace on a simulated clock under several policies, side by side."""
     chosen = parse_policies(policies)
     topology = load_topology(topology_path)
     trace = read_trace(trace_path, topology.lanes_by_key)
-    results = run_simulation(topology, trace, chosen, tick, launch_delay)
+    results = run_simulation(topology, trace, chosen, tick, launch_delay, jobs=jobs)
     if chart_path is not None:
         from arklow_pulumi.simulation.charting import write_chart
 

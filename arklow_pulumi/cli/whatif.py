@@ -10,7 +10,7 @@ from typing import Any
 import click
 
 from arklow_pulumi.cli.rendering import number
-from arklow_pulumi.cli.simulate import PATH, Fraction, Seconds
+from arklow_pulumi.cli.simulate import JOBS_HELP, PATH, Fraction, Jobs, Seconds
 from arklow_pulumi.core.errors import InvalidInput
 from arklow_pulumi.core.topology import Topology
 from arklow_pulumi.loading import load_topology
@@ -146,6 +146,7 @@ def whatif_markdown(result: WhatIf, change: str, threshold: float) -> str:
     default=DEFAULT_LAUNCH_DELAY,
     show_default=True,
 )
+@click.option("--jobs", type=Jobs(), default=None, help=JOBS_HELP)
 @click.pass_context
 def what_if(
     ctx: click.Context,
@@ -160,6 +161,7 @@ def what_if(
     fail_on_flag: bool,
     tick: float,
     launch_delay: float,
+    jobs: int | None,
 ) -> None:
     """Replay a trace on the topology before and after a change; flag lanes it would starve.
 
@@ -185,7 +187,7 @@ def what_if(
         before = load_topology(before_path)
         after = load_topology(after_path)
         trace = read_trace(trace_path, {**before.lanes_by_key, **after.lanes_by_key})
-    result = run_what_if(before, after, trace, tick, launch_delay, threshold)
+    result = run_what_if(before, after, trace, tick, launch_delay, threshold, jobs=jobs)
     if fmt == "json":
         click.echo(json.dumps(whatif_document(result), indent=2))
     else:

@@ -35,7 +35,10 @@ def simulate(
     policies: Sequence[str] = POLICIES,
     tick: float = DEFAULT_TICK,
     launch_delay: float = DEFAULT_LAUNCH_DELAY,
+    *,
+    jobs: int | None = None,
 ) -> dict[str, RunResult]:
-    """Each policy's figures, keyed by policy in the order given."""
+    """Each policy's figures, keyed by policy in the order given; ``jobs`` caps the worker
+    processes (default: the usable cores; the figures do not depend on it)."""
     scenarios = {name: (BUILDERS[name](topo), rule_of(name)) for name in policies}
-    return run(scenarios, trace, tick, launch_delay)
+    return run(scenarios, trace, tick, launch_delay, jobs=jobs)

@@ -65,8 +65,11 @@ def what_if(
     tick: float,
     launch_delay: float,
     threshold: float = DEFAULT_THRESHOLD,
+    *,
+    jobs: int | None = None,
 ) -> WhatIf:
-    results = run({"before": (before, FAIR), "after": (after, FAIR)}, trace, tick, launch_delay)
+    sides = {"before": (before, FAIR), "after": (after, FAIR)}
+    results = run(sides, trace, tick, launch_delay, jobs=jobs)
     old, new = results["before"], results["after"]
     lanes: dict[str, LaneDelta] = {}
     for key in dict.fromkeys([*old.lanes, *new.lanes]):

@@ -1,0 +1,134 @@
+"""Running a task in forked worker processes, each returning one picklable result.
+
+The task is kept in a module global before the processes fork, so a child inherits it (and the
+trace and topology it closes over) instead of receiving it pickled. A child ignores Ctrl-C (the
+parent ends it) and leaves with ``os._exit`` once its result is written, so it never runs the
+parent's exit handlers nor flushes a copy of the parent's output buffers.
+
+Every failure reaches the caller as an exception, never as a hang: an exception in a child comes
+back as itself when it survives pickling unchanged (else as :class:`WorkerFailed` carrying its
+type and text); a child that ends without a result (killed, out of memory) is
+:class:`WorkerLost`. On any failure, and on Ctrl-C in the parent, the other children are
+terminated; every child is joined before this returns or raises (no zombie is left).
+"""
+
+from __future__ import annotations
+
+import multiprocessing
+import os
+import pickle
+import signal
+import sys
+from collections.abc import Callable
+from multiprocessing.connection import Connection, wait
+from multiprocessing.process import BaseProcess
+from typing import Any, TypeVar
+
+T = TypeVar("T")
+
+_task: Callable[[int], Any] | None = None
+
+
+class WorkerFailed(RuntimeError):
+    """A child raised an exception that does not survive pickling; its type and text."""
+
+
+class WorkerLost(RuntimeError):
+    """A child ended without sending its result."""
+
+
+def fork_available() -> bool:
+    return "fork" in multiprocessing.get_all_start_methods()
+
+
+def usable_cores() -> int:
+    """The cores this process may run on (its affinity where the platform tells it)."""
+    if hasattr(os, "sched_getaffinity"):
+        return max(1, len(os.sched_getaffinity(0)))
+    return max(1, os.cpu_count() or 1)
+
+
+def map_forked(task: Callable[[int], T], count: int) -> list[T]:
+    """``[task(0), …, task(count - 1)]``, each call in its own forked child."""
+    global _task
+    context = multiprocessing.get_context("fork")
+    children: list[tuple[BaseProcess, Connection]] = []
+    sys.stdout.flush()
+    sys.stderr.flush()
+    _task = task
+    try:
+        for i in range(count):
+            reader, writer = context.Pipe(duplex=False)
+            started = context.Process(target=_child, args=(i, writer), daemon=True)
+            started.start()
+            writer.close()
+            children.append((started, reader))
+        return _collect(children)
+    finally:
+        _task = None
+        for child, _reader in children:
+            if child.exitcode is None:
+                child.terminate()
+        for child, reader in children:
+            child.join(10)
+            if child.exitcode is None:
+                child.kill()
+                child.join()
+            reader.close()
+
+
+def _collect(children: list[tuple[BaseProcess, Connection]]) -> list[Any]:
+    results: dict[int, Any] = {}
+    pending = {reader: i for i, (_child_process, reader) in enumerate(children)}
+    while pending:
+        for ready in wait(list(pending)):
+            assert isinstance(ready, Connection)
+            i = pending.pop(ready)
+            try:
+                status, value = pickle.loads(ready.recv_bytes())
+            except EOFError:
+                child = children[i][0]
+                child.join()
+                raise WorkerLost(
+                    f"simulation worker {i + 1} ended without a result ({_how(child)})"
+                ) from None
+            if status != "ok":
+                raise value
+            results[i] = value
+    return [results[i] for i in range(len(children))]
+
+
+def _how(child: BaseProcess) -> str:
+    code = child.exitcode
+    if code is not None and code < 0:
+        try:
+            return f"killed by {signal.Signals(-code).name}"
+        except ValueError:
+            return f"killed by signal {-code}"
+    return f"exit code {code}"
+
+
+def _child(index: int, writer: Connection) -> None:
+    signal.signal(signal.SIGINT, signal.SIG_IGN)
+    try:
+        assert _task is not None
+        payload = pickle.dumps(("ok", _task(index)), pickle.HIGHEST_PROTOCOL)
+    except BaseException as exc:  # everything reaches the parent, as data
+        payload = pickle.dumps(("error", _portable(exc)), pickle.HIGHEST_PROTOCOL)
+    try:
+        writer.send_bytes(payload)
+        writer.close()
+    finally:
+        os._exit(0)
+
+
+def _portable(exc: BaseException) -> BaseException:
+    """The exception itself when pickling keeps its type and text, else a stand-in."""
+    try:
+        back = pickle.loads(pickle.dumps(exc, pickle.HIGHEST_PROTOCOL))
+    except Exception:
+        back = None
+    if type(back) is type(exc) and str(back) == str(exc):
+        assert isinstance(back, BaseException)
+        return exc
+    return WorkerFailed(f"{type(exc).__name__}: {exc}")
