@@ -55,14 +55,29 @@ _LINE = (
     rf"|(?:(?:- {{1,8}}+){{0,32}}+(?:{_ENTRY}|-))?(?: ++#[^\n]*+| *+))"
 )
 
-_PLAIN_DOCUMENT = re.compile(rf"(?:{_LINE}\n)*+(?:{_LINE})?")
-"""Every line in the grammar (possessive throughout: one pass, no backtracking)."""
+# A line's *shape*: every letter that is not in a YAML 1.1 boolean (``yes``, ``no``, ``on``,
+# ``off`` in their three casings) becomes ``a`` and every nonzero digit ``1``. ``_LINE`` treats the
+# characters of each class alike (a word still starts with a letter, a number keeps its leading
+# zero, its ``e`` and its digit count, a boolean word is still one and no other word becomes one),
+# so a line is in the grammar exactly when its shape is. A document has few distinct shapes (a
+# 10,000-lane topology: under 100 of its 95,000 lines), and each is matched once.
+_KEPT = "yYeEsSnNoOfF"
+_FROM = "".join(c for c in "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz" if c not in _KEPT)
+_SHAPE = bytes.maketrans(f"{_FROM}123456789".encode(), b"a" * len(_FROM) + b"1" * 9)
+_LINE_SHAPE = re.compile(_LINE.encode("ascii"))
+"""One line in the grammar (possessive throughout: one pass, no backtracking)."""
 
 
 def is_plain(text: str) -> bool:
     """Whether ``text`` is in the subset both schemas read alike (see the module's docstring)."""
     body = text[4:] if text.startswith("---\n") else text
-    return body.isascii() and _PLAIN_DOCUMENT.fullmatch(body) is not None
+    if not body.isascii():
+        return False
+    match = _LINE_SHAPE.fullmatch
+    for shape in set(body.encode("ascii").translate(_SHAPE).split(b"\n")):
+        if match(shape) is None:
+            return False
+    return True
 
 
 def read_plain_yaml(text: str) -> tuple[bool, Any]:

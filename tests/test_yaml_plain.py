@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import math
 import random
+import re
 from typing import Any
 
 import pytest
@@ -18,6 +19,7 @@ import yaml
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from arklow_pulumi import yaml_plain
 from arklow_pulumi.documents import MalformedDocument, parse_document
 from arklow_pulumi.yaml_plain import is_plain, read_plain_yaml
 
@@ -249,3 +251,27 @@ def test_non_ascii_and_tabs_are_left_to_pyyaml() -> None:
         assert _same(parse_document(text), yaml.safe_load(text))
     assert not is_plain("a:\tb\n")  # libyaml reads a tab after the colon; the grammar has none
     assert parse_document("a:\tb\n") == _pyyaml("a:\tb\n")[1] == {"a": "b"}
+
+
+# The grammar applied to the whole text at once (as the check was first written): the shape check
+# (each distinct line's shape matched once) must decide every text exactly as it does.
+_WHOLE_TEXT = re.compile(rf"(?:{yaml_plain._LINE}\n)*+(?:{yaml_plain._LINE})?")
+
+_SHAPE_ALPHABET = "yesnofYESNOFaAzZqQ0123456789 -:#.,+_/[]{}'\"\n\t"
+
+
+@settings(max_examples=3000, deadline=None)
+@given(st.text(alphabet=_SHAPE_ALPHABET, max_size=60))
+def test_shapes_decide_as_the_grammar_on_the_whole_text(text: str) -> None:
+    body = text[4:] if text.startswith("---\n") else text
+    assert is_plain(text) == (_WHOLE_TEXT.fullmatch(body) is not None)
+
+
+@pytest.mark.parametrize(
+    "line",
+    ["k: yes", "k: Off", "- ON", "[no, x]", "{a: on}", "k: 017", "k: 1e3", "k: 00", "k: 1.0e+5"],
+)
+def test_shapes_keep_what_the_grammar_tells_apart(line: str) -> None:
+    for text in (line, f"name: abc\n{line}\n", f"x: 1\n{line.replace('k:', 'kk:')}"):
+        body = text
+        assert is_plain(text) == (_WHOLE_TEXT.fullmatch(body) is not None), text
