@@ -10,8 +10,11 @@ Run: ``python bench/bench_simulate.py [--days N]``; writes ``bench/RESULTS-simul
   ``arklow`` (≤ 0.1% of their demand), utilization against ``free-for-all`` (≥ 0.98×),
   replica-hours against ``standalone`` with the quiet held work of each.
 
-Wall time on a shared machine is noisy, so CPU time of the process is recorded too, and the
-allocation engine's tick is timed in the same run as a yardstick against its own recorded figure.
+The simulation steps its shards on worker processes (``--jobs``, default every usable core), so
+each run records its wall time, its CPU time (the process's own plus its workers'), the worker
+and shard counts; the four policies also run with ``jobs=1`` (one process) for comparison. Wall
+time on a shared machine is noisy, and the allocation engine's tick is timed in the same run as a
+yardstick against its own recorded figure.
 """
 
 from __future__ import annotations
@@ -37,6 +40,8 @@ from topologies import topology as random_topology
 
 from arklow_pulumi.core.allocating import allocate
 from arklow_pulumi.loading import load_topology
+from arklow_pulumi.simulation import simulating
+from arklow_pulumi.simulation.forking import usable_cores
 from arklow_pulumi.simulation.simulate import simulate
 from arklow_pulumi.simulation.simulating import RunResult
 from arklow_pulumi.simulation.tracing import read_trace
@@ -68,10 +73,42 @@ QUIET = {
 }
 
 
+LAYOUT: dict[str, int] = {}  # the last run's shard and worker counts
+
+
+def _record_layout() -> None:
+    """Keep the shard and worker counts of each ``simulating.run`` in :data:`LAYOUT`."""
+    real_shard, real_map = simulating.shard, simulating.map_forked
+
+    def shard(batches: Any) -> Any:
+        out = real_shard(batches)
+        LAYOUT.update(shards=len(out), workers=1)
+        return out
+
+    def map_forked(task: Any, count: int) -> Any:
+        LAYOUT["workers"] = count
+        return real_map(task, count)
+
+    simulating.shard = shard  # type: ignore[assignment]
+    simulating.map_forked = map_forked  # type: ignore[assignment]
+
+
+def _cpu() -> float:
+    """CPU seconds of this process and of its waited-for children (the workers)."""
+    t = os.times()
+    return t.user + t.system + t.children_user + t.children_system
+
+
 def timed(fn: Callable[[], Any]) -> tuple[float, float, Any]:
-    wall, cpu = time.perf_counter(), time.process_time()
+    wall, cpu = time.perf_counter(), _cpu()
     out = fn()
-    return time.perf_counter() - wall, time.process_time() - cpu, out
+    return time.perf_counter() - wall, _cpu() - cpu, out
+
+
+def timed_run(fn: Callable[[], Any]) -> tuple[tuple[float, float, int, int], Any]:
+    """(wall, CPU with workers, workers, shards) and the result."""
+    wall, cpu, out = timed(fn)
+    return (wall, cpu, LAYOUT.get("workers", 1), LAYOUT.get("shards", 0)), out
 
 
 def allocate_yardstick() -> float:
@@ -102,9 +139,9 @@ def speed(days: int, tmp: Path) -> dict[str, Any]:
     trace_path = tmp / "trace.csv"
     rows = write_trace(trace_path, doc, days=days)
 
-    def run_simulate(policies: tuple[str, ...]) -> dict[str, RunResult]:
+    def run_simulate(policies: tuple[str, ...], jobs: int | None = None) -> dict[str, RunResult]:
         topo = load_topology(before_path)
-        return simulate(topo, read_trace(trace_path, topo.lanes_by_key), policies)
+        return simulate(topo, read_trace(trace_path, topo.lanes_by_key), policies, jobs=jobs)
 
     def run_what_if() -> Any:
         a, b = load_topology(before_path), load_topology(after_path)
@@ -114,11 +151,12 @@ def speed(days: int, tmp: Path) -> dict[str, Any]:
     topo = load_topology(before_path)
     trace = read_trace(trace_path, topo.lanes_by_key)
     read_wall, read_cpu, _ = timed(lambda: read_trace(trace_path, topo.lanes_by_key))
-    all_wall, all_cpu, results = timed(
-        lambda: run_simulate(("arklow", "standalone", "free-for-all", "static"))
-    )
-    one_wall, one_cpu, _ = timed(lambda: run_simulate(("arklow",)))
-    wi_wall, wi_cpu, result = timed(run_what_if)
+    four = ("arklow", "standalone", "free-for-all", "static")
+    all_run, results = timed_run(lambda: run_simulate(four))
+    serial_run, serial = timed_run(lambda: run_simulate(four, jobs=1))
+    assert repr(serial) == repr(results), "jobs=1 and the default gave different results"
+    one_run, _ = timed_run(lambda: run_simulate(("arklow",)))
+    wi_run, result = timed_run(run_what_if)
     after = load_topology(after_path)
     shared = {u.signature for u in split(topo)} & {u.signature for u in split(after)}
     noisy = {key for i, key in enumerate(topo.lanes_by_key) if i % 10 == 3}
@@ -134,9 +172,10 @@ def speed(days: int, tmp: Path) -> dict[str, Any]:
         "units": len(split(topo)),
         "shared_units": len(shared),
         "read": (read_wall, read_cpu),
-        "all": (all_wall, all_cpu),
-        "arklow": (one_wall, one_cpu),
-        "what_if": (wi_wall, wi_cpu),
+        "all": all_run,
+        "serial": serial_run,
+        "arklow": one_run,
+        "what_if": wi_run,
         "flagged": len(result.flagged),
         "results": results,
         "quiet_share": quiet_held / quiet_demand if quiet_demand else 0.0,
@@ -166,14 +205,14 @@ def figures(name: str) -> dict[str, Any]:
 
 def report(speed_figures: dict[str, Any], examples: dict[str, dict[str, Any]], yard: float) -> str:
     s = speed_figures
-    cores = os.cpu_count()
+    cores = usable_cores()
     load = os.getloadavg()
     lines = [
         "# Simulation (issues 10 and 12)",
         "",
         f"Machine: {cores} cores; Python {platform.python_version()}; load average at the end "
         f"{load[0]:.1f} / {load[1]:.1f} / {load[2]:.1f} (the machine is shared with other "
-        "sessions, so wall times are inflated; CPU time is the process's own).",
+        "sessions, so wall times are inflated; CPU time includes the worker processes).",
         f"Yardstick in the same run: one `allocate` tick on 1,000 lanes / 100 pools took "
         f"{yard:.1f} ms median (recorded on a quiet machine: {RECORDED_ALLOCATE_MS} ms, "
         f"{yard / RECORDED_ALLOCATE_MS:.1f}× slower here).",
@@ -184,19 +223,24 @@ def report(speed_figures: dict[str, Any], examples: dict[str, dict[str, Any]], y
         f"Trace: {s['rows']:,} rows (every lane reports every 5 minutes); topology split into "
         f"{s['units']} independent units (`bench/simulate_inputs.py`).",
         "",
-        "| run (load topology + read CSV + simulate) | wall | CPU | target |",
-        "|---|---|---|---|",
-        f"| read the trace alone | {s['read'][0]:.1f} s | {s['read'][1]:.1f} s | |",
-        f"| `simulate`, four policies (the default) | {s['all'][0]:.1f} s | {s['all'][1]:.1f} s "
-        "| ≤ 60 s |",
-        f"| `simulate --policies arklow` | {s['arklow'][0]:.1f} s | {s['arklow'][1]:.1f} s | |",
-        f"| `what-if` (d0 moved to another pool; {s['shared_units']} units shared by both sides, "
-        f"simulated once; {s['flagged']} lanes flagged) | {s['what_if'][0]:.1f} s | "
-        f"{s['what_if'][1]:.1f} s | ≤ 2× one simulate |",
+        "| run (load topology + read CSV + simulate) | wall | CPU (with workers) | workers "
+        "(shards) | target |",
+        "|---|---|---|---|---|",
+        f"| read the trace alone | {s['read'][0]:.1f} s | {s['read'][1]:.1f} s | | |",
+        _row("`simulate`, four policies (the default)", s["all"], "≤ 60 s"),
+        _row("`simulate --jobs 1`, four policies (one process)", s["serial"], ""),
+        _row("`simulate --policies arklow`", s["arklow"], ""),
+        _row(
+            f"`what-if` (d0 moved to another pool; {s['shared_units']} units shared by both "
+            f"sides, simulated once; {s['flagged']} lanes flagged)",
+            s["what_if"],
+            "≤ 2× one simulate",
+        ),
         "",
         f"what-if / simulate (four policies): {s['what_if'][1] / s['all'][1]:.2f}× CPU, "
         f"{s['what_if'][0] / s['all'][0]:.2f}× wall; what-if / simulate arklow only: "
-        f"{s['what_if'][1] / s['arklow'][1]:.2f}× CPU.",
+        f"{s['what_if'][1] / s['arklow'][1]:.2f}× CPU, "
+        f"{s['what_if'][0] / s['arklow'][0]:.2f}× wall.",
         "",
         "| policy | served | utilization | replica-hours | scale actions |",
         "|---|---|---|---|---|",
@@ -206,18 +250,28 @@ def report(speed_figures: dict[str, Any], examples: dict[str, dict[str, Any]], y
             f"| {name} | {r.served_ratio:.2%} | {r.utilization:.2%} | {r.replica_hours:,.0f} | "
             f"{r.scale_actions:,} |"
         )
-    over = s["all"][1] / 60.0
+    wall, cpu, workers, _shards = s["all"]
+    serial_wall = s["serial"][0]
+    verdict = (
+        f"**Target met in wall time**: the four policies take {wall:.1f} s wall with {workers} "
+        f"workers on {cores} cores (≤ 60 s), as a user waits for them"
+        if wall <= 60
+        else f"**Target not met**: the four policies take {wall:.1f} s wall with {workers} workers"
+    )
+    verdict += (
+        f"; their CPU time, workers included, is {cpu:.1f} s "
+        + ("(also ≤ 60 s)" if cpu <= 60 else "(over 60 s: the CPU figure alone does not meet it)")
+        + f"; in one process (`--jobs 1`) they take {serial_wall:.1f} s wall "
+        f"({serial_wall / wall:.2f}× the parallel run). "
+    )
     lines += [
         "",
-        (
-            f"**Target not met**: the four policies take {over:.1f}× the 60 s budget in CPU time "
-            "alone. "
-            if over > 1
-            else "Target met. "
-        )
+        verdict
         + "Measured: the command's work in-process as a user runs it (load the topology, read "
-        "the CSV, simulate), with the default four policies; CPU time is the fairer figure on "
-        "this loaded machine. Before this round the four policies took 81.3 s CPU (quiet "
+        "the CSV, simulate), with the default four policies. The shards are a fixed partition of "
+        "the batches (at most 8, by estimated cost; `arklow_pulumi/simulation/sharding.py`), so "
+        "the output is the same bytes for any worker count (checked here: `jobs=1` and the "
+        "default give identical results). Before this round the four policies took 81.3 s CPU (quiet "
         "machine, load ~1; 106.1 s at load ~2) and `arklow` alone 17.8 s. Load-independent "
         "measure of this round's changes (cachegrind instruction count of `simulate`, four "
         f"policies, per simulated hour of this fleet, hours 1-2): {IR_BEFORE:,}M instructions "
@@ -287,10 +341,16 @@ def report(speed_figures: dict[str, Any], examples: dict[str, dict[str, Any]], y
     return "\n".join(lines) + "\n"
 
 
+def _row(name: str, run: tuple[float, float, int, int], target: str) -> str:
+    wall, cpu, workers, shards = run
+    return f"| {name} | {wall:.1f} s | {cpu:.1f} s | {workers} ({shards}) | {target} |"
+
+
 def main() -> None:
     parser = argparse.ArgumentParser()
     parser.add_argument("--days", type=int, default=7)
     args = parser.parse_args()
+    _record_layout()
     yard = allocate_yardstick()
     with tempfile.TemporaryDirectory() as tmp:
         speed_figures = speed(args.days, Path(tmp))
