@@ -162,6 +162,30 @@ def test_partition_is_fixed_by_the_inputs(
     assert shard([]) == []
 
 
+@pytest.mark.parametrize(
+    ("jobs", "shards", "work", "want"),
+    [
+        (None, 8, 10**9, 4),  # default: the usable cores
+        (3, 8, 10**9, 3),
+        (16, 8, 10**9, 4),  # never more than the cores
+        (None, 2, 10**9, 2),  # nor than the shards
+        (1, 8, 10**9, 1),  # in-process
+        (None, 8, 10, 1),  # too little work to pay for forking
+        (None, 0, 0, 1),
+    ],
+)
+def test_worker_count(
+    monkeypatch: pytest.MonkeyPatch, jobs: int | None, shards: int, work: int, want: int
+) -> None:
+    monkeypatch.setattr(simulating, "usable_cores", lambda: 4)
+    assert simulating.worker_count(jobs, shards, work, 1000) == want
+
+
+def test_one_usable_core_runs_in_process(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(simulating, "usable_cores", lambda: 1)
+    assert simulating.worker_count(None, 8, 10**9, 0) == 1
+
+
 def test_cli_jobs_give_identical_output(fleet: tuple[Path, Path, Path]) -> None:
     """The example fleet takes the parallel route by itself (above the threshold)."""
     common = ("simulate", "--topology", TRACES / "fleet.yaml", "--trace", TRACES / "fleet.csv")
