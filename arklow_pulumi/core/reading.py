@@ -82,6 +82,15 @@ _POLICY = frozenset(
 _DEMAND = frozenset({"lanes"})
 
 
+# ``Lane(...)`` spelled out for the reader's loop: the frozen dataclass's ``__init__`` makes one
+# ``object.__setattr__`` call per field; setting the slots directly builds the same object in a
+# third of the time. ``tests/core/test_reading.py`` checks these are all of Lane's fields.
+LANE_FIELDS = ("destination", "name", "limit", "weight", "cost")
+_SET_DESTINATION, _SET_NAME, _SET_LIMIT, _SET_WEIGHT, _SET_COST = (
+    Lane.__dict__[field].__set__ for field in LANE_FIELDS
+)
+
+
 class _Defer(Exception):
     """Not plainly valid: the models read this document and say what is wrong."""
 
@@ -211,6 +220,14 @@ def _lanes(destination: str, value: object) -> tuple[Lane, ...]:
     (a topology can have 100,000 lanes)."""
     lanes: list[Lane] = []
     append_lane = lanes.append
+    new = object.__new__
+    set_destination, set_name, set_limit, set_weight, set_cost = (
+        _SET_DESTINATION,
+        _SET_NAME,
+        _SET_LIMIT,
+        _SET_WEIGHT,
+        _SET_COST,
+    )
     for doc in _list(value):
         if type(doc) is not dict or not doc.keys() <= _LANE:
             raise _Defer
@@ -234,8 +251,13 @@ def _lanes(destination: str, value: object) -> tuple[Lane, ...]:
                 raise _Defer
             if kind is int:
                 weight = float(weight)
-        costs = EMPTY if cost is None else _costs(cost)
-        append_lane(Lane(destination, name, limit, weight, costs))
+        lane = new(Lane)
+        set_destination(lane, destination)
+        set_name(lane, name)
+        set_limit(lane, limit)
+        set_weight(lane, weight)
+        set_cost(lane, EMPTY if cost is None else _costs(cost))
+        append_lane(lane)
     return tuple(lanes)
 
 

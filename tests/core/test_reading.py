@@ -11,6 +11,7 @@ route (else the reader is correct but useless).
 from __future__ import annotations
 
 import copy
+import dataclasses
 import json
 from pathlib import Path
 from typing import Any
@@ -23,8 +24,8 @@ from hypothesis import strategies as st
 from arklow_pulumi.core.building import build_topology
 from arklow_pulumi.core.errors import InvalidInput
 from arklow_pulumi.core.parsing import parse_demand, parse_topology
-from arklow_pulumi.core.reading import read_demand, read_topology
-from arklow_pulumi.core.topology import Topology
+from arklow_pulumi.core.reading import LANE_FIELDS, read_demand, read_topology
+from arklow_pulumi.core.topology import Lane, Topology, frozen_map
 
 ROOT = Path(__file__).resolve().parents[2]
 
@@ -290,3 +291,33 @@ def test_demand_reads_as_the_models_read_it(raw: Any) -> None:
         assert slow is not None and repr(fast) == repr(slow)
     elif raw in (None, {}, {"lanes": None}) or raw == {"lanes": {"a/b": 1, "c/d": 2.5}}:
         pytest.fail("a plainly valid demand report was declined")
+
+
+def test_lanes_built_slot_by_slot_are_lanes_built_by_their_constructor() -> None:
+    """The reader sets a Lane's slots itself (faster than the frozen dataclass's ``__init__``):
+    it must set every field, and the result must be the object the constructor makes."""
+    assert tuple(f.name for f in dataclasses.fields(Lane)) == LANE_FIELDS
+    topo = read_topology(
+        {
+            "destinations": [
+                {
+                    "name": "d",
+                    "resources": ["gpu"],
+                    "lanes": [
+                        {"name": "a", "limit": 3, "weight": 2, "cost": {"gpu": 0.5}},
+                        {"name": "b", "limit": 1.5},
+                    ],
+                }
+            ]
+        }
+    )
+    assert topo is not None
+    built = topo.destinations["d"].lanes
+    expected = (
+        Lane("d", "a", 3.0, 2.0, frozen_map({"gpu": 0.5})),
+        Lane("d", "b", 1.5, 1.0, frozen_map()),
+    )
+    assert built == expected
+    assert [repr(lane) for lane in built] == [repr(lane) for lane in expected]
+    with pytest.raises(dataclasses.FrozenInstanceError):
+        built[0].limit = 1.0  # type: ignore[misc]
