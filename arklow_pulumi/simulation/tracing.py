@@ -133,6 +133,9 @@ def parse_trace(
                 f"{source} line 1", "(header)", f"expected 'time,lane,demand', got {got!r}"
             )
         inf = math.inf
+        # one string object per lane name, shared by its rows: less memory, and the simulator's
+        # lookups by lane find the key itself
+        names: dict[str, str] = {} if known is None else {k: k for k in known}
         for cells in reader:
             # Fast path for the common row (seconds, known lane, valid demand, in order); any
             # other row, good or bad, goes through the checks of ``_Rows.row``.
@@ -142,16 +145,14 @@ def parse_trace(
                 except ValueError:
                     t = d = math.nan
                 lane = cells[1].strip()
-                if (
-                    rows.last <= t < inf
-                    and t >= 0
-                    and 0 <= d < inf
-                    and (known is None or lane in known)
-                ):
+                name = names.get(lane)
+                if name is None and known is None:
+                    name = names[lane] = lane
+                if name is not None and rows.last <= t < inf and t >= 0 and 0 <= d < inf:
                     rows.last = t
                     rows.form = "seconds"
                     times.append(t)
-                    lanes.append(lane)
+                    lanes.append(name)
                     demands.append(d)
                     continue
             if not cells or cells == [""]:
