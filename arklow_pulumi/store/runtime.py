@@ -356,8 +356,13 @@ def _insert_many(
 
 
 def _prune(conn: Connection, table: Table, before: float, batch: int | None = None) -> int:
+    """Delete up to ``batch`` of the oldest rows older than ``before``. They are found through
+    the index on ``at`` (ordered by it, then by id): ordered by id alone, SQLite walks the whole
+    table in id order looking for them, every tick, however few there are."""
     limit = PRUNE_BATCH if batch is None else batch
-    ids = select(table.c.id).where(table.c.at < before).order_by(table.c.id).limit(limit)
+    ids = (
+        select(table.c.id).where(table.c.at < before).order_by(table.c.at, table.c.id).limit(limit)
+    )
     return conn.execute(delete(table).where(table.c.id.in_(ids.scalar_subquery()))).rowcount
 
 
