@@ -2,8 +2,9 @@
 
 The task is kept in a module global before the processes fork, so a child inherits it (and the
 trace and topology it closes over) instead of receiving it pickled. A child ignores Ctrl-C (the
-parent ends it) and leaves with ``os._exit`` once its result is written, so it never runs the
-parent's exit handlers nor flushes a copy of the parent's output buffers.
+parent ends it), dies with the parent on Linux (even one killed outright), and leaves with
+``os._exit`` once its result is written, so it never runs the parent's exit handlers nor flushes
+a copy of the parent's output buffers.
 
 Every failure reaches the caller as an exception, never as a hang: an exception in a child comes
 back as itself when it survives pickling unchanged (else as :class:`WorkerFailed` carrying its
@@ -26,7 +27,12 @@ from typing import Any, TypeVar
 
 T = TypeVar("T")
 
+PR_SET_PDEATHSIG = 1  # linux/prctl.h
+
 _task: Callable[[int], Any] | None = None
+# the parent's ends of the pipes: a child closes its copies (its own included), so a parent's
+# death leaves no reader and a writing child gets an error instead of waiting forever
+_readers: list[Connection] = []
 
 
 class WorkerFailed(RuntimeError):
@@ -59,13 +65,15 @@ def map_forked(task: Callable[[int], T], count: int) -> list[T]:
     try:
         for i in range(count):
             reader, writer = context.Pipe(duplex=False)
-            started = context.Process(target=_child, args=(i, writer), daemon=True)
+            _readers.append(reader)
+            started = context.Process(target=_child, args=(i, writer, os.getpid()), daemon=True)
             started.start()
             writer.close()
             children.append((started, reader))
         return _collect(children)
     finally:
         _task = None
+        _readers.clear()
         for child, _reader in children:
             if child.exitcode is None:
                 child.terminate()
@@ -108,8 +116,11 @@ def _how(child: BaseProcess) -> str:
     return f"exit code {code}"
 
 
-def _child(index: int, writer: Connection) -> None:
+def _child(index: int, writer: Connection, parent: int) -> None:
     signal.signal(signal.SIGINT, signal.SIG_IGN)
+    _die_with(parent)
+    for reader in _readers:
+        reader.close()
     try:
         assert _task is not None
         payload = pickle.dumps(("ok", _task(index)), pickle.HIGHEST_PROTOCOL)
@@ -120,6 +131,22 @@ def _child(index: int, writer: Connection) -> None:
         writer.close()
     finally:
         os._exit(0)
+
+
+def _die_with(parent: int) -> None:
+    """On Linux, have the kernel kill this child when the parent dies (even by SIGKILL), so an
+    orphan never steps on for nothing."""
+    if not sys.platform.startswith("linux"):
+        return
+    import ctypes
+
+    try:
+        libc = ctypes.CDLL(None, use_errno=True)
+        libc.prctl(PR_SET_PDEATHSIG, signal.SIGKILL)
+    except (OSError, AttributeError):
+        return
+    if os.getppid() != parent:  # the parent died before the call above
+        os._exit(1)
 
 
 def _portable(exc: BaseException) -> BaseException:

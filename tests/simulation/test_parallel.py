@@ -306,3 +306,35 @@ def test_ctrl_c_ends_the_workers() -> None:
     assert [line for line in err.splitlines() if line] == ["error: interrupted"]
     for pid in workers:  # ended and reaped by the command itself (not left as zombies)
         assert not Path(f"/proc/{pid}").exists()
+
+
+@pytest.mark.skipif(not sys.platform.startswith("linux"), reason="the kernel ends the orphans")
+def test_workers_end_with_a_killed_command() -> None:
+    """A command killed outright (SIGKILL: no handler runs) takes its workers with it."""
+    args = ("simulate", "--topology", TRACES / "fleet.yaml", "--trace", TRACES / "fleet.csv")
+    proc = subprocess.Popen(
+        [*ARKLOW, *(str(a) for a in args), "--tick", "10", "--jobs", "2"],
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.DEVNULL,
+    )
+    workers: list[int] = []
+    while proc.poll() is None and len(workers) < 2:
+        workers = _children(proc.pid)
+        time.sleep(0.01)
+    assert len(workers) == 2, "the run ended before its workers were seen"
+    proc.kill()
+    proc.wait(timeout=60)
+    for pid in workers:  # gone, or a zombie left to whoever adopted it: not stepping on
+        for _ in range(6000):
+            if _state(pid) in ("", "Z"):
+                break
+            time.sleep(0.01)
+        assert _state(pid) in ("", "Z")
+
+
+def _state(pid: int) -> str:
+    """A process's state letter (R, S, Z, ...), or "" when it is gone."""
+    try:
+        return Path(f"/proc/{pid}/stat").read_text().rsplit(") ", 1)[1].split()[0]
+    except (OSError, IndexError):
+        return ""
