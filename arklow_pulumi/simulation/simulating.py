@@ -14,6 +14,9 @@ previous tick's (the first tick compares with the starting replicas).
 
 The work is split by :mod:`.units` and stepped by :mod:`.stepping`: a unit whose inputs did not
 change keeps its decision, and units of one topology are decided together when many changed.
+The batches are partitioned into shards (:mod:`.sharding`), each with its own running totals per
+tick, stepped in this process or by forked workers (:mod:`.forking`); a tick's series value is
+the shards' totals added in shard order, so the output is the same bytes for any worker count.
 """
 
 from __future__ import annotations
