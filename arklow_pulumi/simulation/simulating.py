@@ -21,6 +21,7 @@ the shards' totals added in shard order, so the output is the same bytes for any
 
 from __future__ import annotations
 
+import threading
 from array import array
 from collections.abc import Hashable, Mapping, Sequence
 from dataclasses import dataclass
@@ -141,10 +142,14 @@ def run(
 
 def worker_count(jobs: int | None, shards: int, work: int, parallel_min: int) -> int:
     """Processes to step ``shards`` shards: min(usable cores, shards, jobs), or 1 (this
-    process) when the work is too small to pay for forking or fork is not available."""
+    process) when the work is too small to pay for forking or forking is not safe: not
+    available, or other threads are running (the policy pack runs what-if inside the engine's
+    gRPC server; a fork copies only the calling thread, and any lock another one holds)."""
     cores = usable_cores()
     wanted = min(cores, shards, cores if jobs is None else jobs)
     if wanted < 2 or work < parallel_min or not fork_available():
+        return 1
+    if threading.active_count() > 1:
         return 1
     return wanted
 

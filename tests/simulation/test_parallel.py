@@ -14,6 +14,7 @@ import os
 import signal
 import subprocess
 import sys
+import threading
 import time
 from pathlib import Path
 from typing import Any
@@ -184,6 +185,20 @@ def test_worker_count(
 def test_one_usable_core_runs_in_process(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setattr(simulating, "usable_cores", lambda: 1)
     assert simulating.worker_count(None, 8, 10**9, 0) == 1
+
+
+def test_no_fork_while_other_threads_run(monkeypatch: pytest.MonkeyPatch) -> None:
+    """As inside the policy pack's gRPC server: stepped in this process."""
+    monkeypatch.setattr(simulating, "usable_cores", lambda: 4)
+    release = threading.Event()
+    other = threading.Thread(target=release.wait)
+    other.start()
+    try:
+        assert simulating.worker_count(None, 8, 10**9, 0) == 1
+    finally:
+        release.set()
+        other.join()
+    assert simulating.worker_count(None, 8, 10**9, 0) == 4
 
 
 def test_cli_jobs_give_identical_output(fleet: tuple[Path, Path, Path]) -> None:
