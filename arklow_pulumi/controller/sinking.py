@@ -22,9 +22,13 @@ class StoreDemandSink:
     def __init__(self, controller: Controller) -> None:
         self._controller = controller
         self._lanes: frozenset[str] = frozenset()
+        self._topology: Topology | None = None
 
     def refresh(self, topo: Topology) -> None:
-        self._lanes = frozenset(topo.lanes_by_key)
+        """Know ``topo``'s lanes (called every tick; the topology changes only on reload)."""
+        if topo is not self._topology:
+            self._lanes = frozenset(topo.lanes_by_key)
+            self._topology = topo
 
     def known_lanes(self) -> Collection[str]:
         return self._lanes
