@@ -16,7 +16,14 @@ During a tick (:func:`collected_at_end`) the collector does not run on its own: 
 few hundred thousand short-lived objects, and with the default thresholds the collector would
 run a few hundred times in it, each run walking the objects the tick still holds. Reference
 counting frees nearly all of them as they go; one young-generation collection at the end of the
-tick, counted in the tick's duration, looks at what is left once.
+tick, counted in the tick's duration, looks at what is left once. It runs after the tick has let
+go of its observation (every lane's report, demand, the described groups), so the collector walks
+only what the tick keeps: the published tick, the decision it returns, the controller's memory.
+That is what the collection costs, so the tick keeps those light: columns of floats as
+``array('d')`` (neither tracked nor walked), maps of strings to floats (a dict holding no
+container is not tracked), ids made once per topology, unchanged rows kept rather than rebuilt.
+A reference cycle made during a tick is freed by that tick's collection or, having survived into
+an older generation, by the collector's usual older-generation runs.
 
 This is a process setting: ``arklow controller run`` turns it on (``TickSettings.settle_heap``);
 a controller embedded in another program (tests, the scenario runner) leaves the collector alone.

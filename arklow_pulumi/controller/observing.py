@@ -19,6 +19,8 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 from dataclasses import dataclass, field
+from types import MappingProxyType
+from weakref import WeakKeyDictionary
 
 from arklow_pulumi.core.deciding import Observed, TargetId
 from arklow_pulumi.core.topology import GroupRef, ScaleTarget, Topology
@@ -60,10 +62,22 @@ def fresh_demand(
     return mine, fresh, frozenset(stale)
 
 
-def scale_targets(topo: Topology) -> dict[TargetId, ScaleTarget]:
-    return {
-        TargetId(pool.name, t.name): t for pool in topo.pools.values() for t in pool.scale_targets
-    }
+_TARGETS: WeakKeyDictionary[Topology, Mapping[TargetId, ScaleTarget]] = WeakKeyDictionary()
+
+
+def scale_targets(topo: Topology) -> Mapping[TargetId, ScaleTarget]:
+    """Every scale target by id, in pool order; made once per topology value (every tick of one
+    topology reads the same ids: no new ones to hash and keep each tick). Read-only."""
+    targets = _TARGETS.get(topo)
+    if targets is None:
+        targets = _TARGETS[topo] = MappingProxyType(
+            {
+                TargetId(pool.name, t.name): t
+                for pool in topo.pools.values()
+                for t in pool.scale_targets
+            }
+        )
+    return targets
 
 
 def observed_of(state: GroupState) -> Observed:

@@ -12,7 +12,8 @@ row (DESIGN.md "Demand trace"), so this is the per-tick series without its repea
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Mapping
+from array import array
+from collections.abc import Mapping
 from datetime import UTC, datetime
 
 from arklow_pulumi.controller.observing import Observation
@@ -32,10 +33,9 @@ _NO_REPORT = (0.0, 0.0)
 def build_published(
     tick: int, obs: Observation, decision: Decision, previous: Published | None
 ) -> Published:
-    rows = list(_lane_rows(decision.allocation.lanes))
-    keys, _demand, allocation, held, admission = zip(*rows, strict=True) if rows else ((),) * 5
+    keys, allocation, held, admission = _lane_columns(decision.allocation.lanes)
     reports = obs.reports
-    raw = [reports.get(key, _NO_REPORT)[0] for key in keys]
+    raw = array("d", [reports.get(key, _NO_REPORT)[0] for key in keys])
     lanes = LaneColumns(keys, raw, allocation, held, admission, obs.stale)
     before = previous.lanes if previous is not None else None
     if obs.stale and before:
@@ -73,14 +73,22 @@ def _stale_kept(lanes: LaneColumns, before: Mapping[str, LaneView]) -> LaneColum
     return LaneColumns(keys, raw, allocation, held, admission, lanes.stale)
 
 
-def _lane_rows(
+def _lane_columns(
     lanes: Mapping[str, LaneResult],
-) -> Iterable[tuple[str, float, float, float, float]]:
-    """``(key, demand, allocation, held, admission)`` per lane: read from the allocation's
-    columns when it keeps them (no result object per lane)."""
+) -> tuple[tuple[str, ...], array[float], array[float], array[float]]:
+    """``(keys, allocation, held, admission)``: the published columns, as arrays of floats (the
+    cyclic collector neither tracks nor walks them); read from the allocation's columns when it
+    keeps them (no result object per lane)."""
     if isinstance(lanes, LaneResults):
-        return lanes.rows()
-    return ((k, r.demand, r.allocation, r.held, r.admission) for k, r in lanes.items())
+        keys, _demand, allocation, held, admission = lanes.columns()
+        return keys, array("d", allocation), array("d", held), array("d", admission)
+    rows = [(r.allocation, r.held, r.admission) for r in lanes.values()]
+    return (
+        tuple(lanes),
+        array("d", [r[0] for r in rows]),
+        array("d", [r[1] for r in rows]),
+        array("d", [r[2] for r in rows]),
+    )
 
 
 def _pools(obs: Observation, decision: Decision) -> dict[str, PoolView]:
@@ -116,22 +124,25 @@ def _pools(obs: Observation, decision: Decision) -> dict[str, PoolView]:
 
 def history_rows(
     obs: Observation,
-    last: dict[str, tuple[float, float]],
+    last_value: dict[str, float],
+    last_at: dict[str, float],
     keyframe_s: float,
 ) -> list[tuple[str, float]]:
-    """The (lane, demand) rows this tick adds; ``last`` (lane -> (demand, at)) is updated."""
+    """The (lane, demand) rows this tick adds; each lane's last row (``last_value``: its demand,
+    ``last_at``: its time) is updated."""
     rows = []
-    at, current, before = obs.at, obs.demand.get, last.get
+    at, current, value_of = obs.at, obs.demand.get, last_value.get
     for key in obs.topology.lanes_by_key:
         demand = current(key, 0.0)
-        previous = before(key)
+        previous = value_of(key)
         if previous is None:
             if demand == 0.0:
                 continue  # a lane that never had demand adds nothing to a trace
-        elif previous[0] == demand and at - previous[1] < keyframe_s:
+        elif previous == demand and at - last_at[key] < keyframe_s:
             continue
         rows.append((key, demand))
-        last[key] = (demand, at)
+        last_value[key] = demand
+        last_at[key] = at
     return rows
 
 

@@ -149,7 +149,10 @@ class _Memory:
     published: Published | None = None
     tick: int = 0
     history: dict[str, list[Recommendation]] = field(default_factory=dict)
-    last_demand: dict[str, tuple[float, float]] = field(default_factory=dict)
+    # Each lane's last demand-history row: its value and its time, in two maps of floats (the
+    # cyclic collector does not track a dict of strings and floats; a tuple per lane it would).
+    last_value: dict[str, float] = field(default_factory=dict)
+    last_at: dict[str, float] = field(default_factory=dict)
     observed: dict[TargetId, Observed] = field(default_factory=dict)
     written: dict[str, TargetRecord] = field(default_factory=dict)
     ready: bool = False
@@ -227,7 +230,8 @@ class Controller:
             target: [Recommendation(at, n) for at, n in rows]
             for target, rows in snapshot.recommendations.items()
         }
-        memory.last_demand = dict(snapshot.last_demand)
+        memory.last_value = {lane: value for lane, (value, _at) in snapshot.last_demand.items()}
+        memory.last_at = {lane: at for lane, (_value, at) in snapshot.last_demand.items()}
         memory.written = dict(snapshot.targets)
         self._sink.refresh(topo)
         return topo
@@ -282,35 +286,41 @@ class Controller:
 
     def tick(self) -> TickOutcome:
         started = self.clock.monotonic()
+        # The collection at the end of the block runs once the tick's observation (its reports,
+        # demand, groups) is gone: reference counting has freed it, the collector never sees it.
         with heap.collected_at_end(self.settings.settle_heap):
-            view = self.plan()
-            obs, decision, changes = view.observation, view.decision, view.changes
-            for tid, error in obs.errors.items():
-                self._supply_error(obs.targets[tid].kind, error)
-            if self.settings.dry_run:
-                plan = tuple(describe_plan(with_detail(self.supply, changes)))
-                report = ActReport()
-                for line in plan:
-                    self.say(f"tick {view.published.tick}: {line}")
-            else:
-                plan, report = (), self._act(changes, view.published.tick)
-            self._publish(view, report)
+            published, decision, changes, report, plan = self._observe_to_publish()
         self._settle_heap()
         duration = self.clock.monotonic() - started
         overran = duration > self.settings.interval_s
         if overran:
             log.warning(
                 "tick %d took %.1fs, longer than the %.1fs interval; the next starts now",
-                view.published.tick,
+                published.tick,
                 duration,
                 self.settings.interval_s,
             )
         if self.observer is not None:
-            self.observer.tick_done(view.published, duration, overran)
+            self.observer.tick_done(published, duration, overran)
         delay = max(0.0, self.settings.interval_s - duration)
-        return TickOutcome(
-            view.published, decision, changes, report, plan, duration, overran, delay
-        )
+        return TickOutcome(published, decision, changes, report, plan, duration, overran, delay)
+
+    def _observe_to_publish(
+        self,
+    ) -> tuple[Published, Decision, tuple[Change, ...], ActReport, tuple[str, ...]]:
+        view = self.plan()
+        obs, changes = view.observation, view.changes
+        for tid, error in obs.errors.items():
+            self._supply_error(obs.targets[tid].kind, error)
+        if self.settings.dry_run:
+            plan = tuple(describe_plan(with_detail(self.supply, changes)))
+            report = ActReport()
+            for line in plan:
+                self.say(f"tick {view.published.tick}: {line}")
+        else:
+            plan, report = (), self._act(changes, view.published.tick)
+        self._publish(view, report)
+        return view.published, view.decision, changes, report, plan
 
     # -- act and publish -------------------------------------------------------------------
 
@@ -400,13 +410,13 @@ class Controller:
             published=published_json(published),
             targets=[t for t in targets if memory.written.get(t.target) != t],
             recommendations=recommendations,
-            demand=history_rows(obs, memory.last_demand, self.settings.keyframe_s),
+            demand=history_rows(obs, memory.last_value, memory.last_at, self.settings.keyframe_s),
             history_before=obs.at - self.settings.retention_s,
             recommendations_before=obs.at - self._window_s(obs.topology),
         )
         faults.hit("publish")
         write_tick(self.store, lease, record)
-        memory.written.update({t.target: t for t in targets})
+        memory.written.update({t.target: t for t in record.targets})
         for name, at, replicas in recommendations:
             memory.history.setdefault(name, []).append(Recommendation(at, replicas))
         self._forget_old(obs)
@@ -429,13 +439,17 @@ class Controller:
         return records
 
     def _forget_old(self, obs: Observation) -> None:
+        """Drop recommendations older than the window, and targets gone from the topology. A
+        target's list is in time order (appended tick by tick): its old rows are a prefix, cut
+        in place (no new list per target per tick)."""
         horizon = obs.at - self._window_s(obs.topology)
+        history = self._memory.history
         names = {tid.name for tid in obs.targets}
-        self._memory.history = {
-            name: [r for r in rows if r.at >= horizon]
-            for name, rows in self._memory.history.items()
-            if name in names
-        }
+        for name in [name for name in history if name not in names]:
+            del history[name]
+        for rows in history.values():
+            if rows and rows[0].at < horizon:
+                rows[:] = [r for r in rows if r.at >= horizon]
 
     def _window_s(self, topo: Topology) -> float:
         """How far back recommendations matter: the longest scale-down window, and a tick."""

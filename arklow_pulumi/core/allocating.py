@@ -96,6 +96,16 @@ class LaneResults(Mapping[str, LaneResult]):
             held = cap - a
             yield key, d, a, held if held > 0 else 0.0, admitted
 
+    def columns(
+        self,
+    ) -> tuple[tuple[str, ...], Sequence[float], Sequence[float], list[float], Sequence[float]]:
+        """``(keys, demand, allocation, held, admission)``: every lane's figures as columns, in
+        order, without a row per lane (``held`` is made here; the others are the columns the
+        results keep: read them, never change them)."""
+        pairs = zip(self._caps, self._allocation, strict=True)
+        held = [h if (h := cap - a) > 0 else 0.0 for cap, a in pairs]
+        return self._keys, self._demand, self._allocation, held, self._admission
+
     def allocations(self, keys: Sequence[str]) -> list[float]:
         """The allocation of each of ``keys``, in order, without making :class:`LaneResult` s."""
         index, allocation = self._index, self._allocation

@@ -433,3 +433,45 @@ def test_the_process_collects_once_at_the_end_of_a_tick_not_during_it(
         clock.advance(10)
     gc.unfreeze()
     assert seen == [True, False]
+
+
+class _CyclicDemand(dict[str, float]):
+    """Fresh demand that refers to itself: garbage only the cyclic collector can free."""
+
+    def __init__(self, values: dict[str, float]) -> None:
+        super().__init__(values)
+        self.me = self
+
+
+def test_garbage_cycles_a_tick_made_are_collected_by_its_end(
+    store: Store, lease: Lease, clock: FakeClock, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The process's one collection per tick runs once the tick's observation is released: a
+    cycle the observation held (here its demand) is gone when ``tick`` returns (controller/heap.py:
+    garbage is bounded by one tick)."""
+    import gc
+    import weakref
+
+    from arklow_pulumi.controller import observing
+
+    put_topology(store, shared_gpu())
+    process = make_controller(store, groups_for(shared_gpu()), lease, clock, settle_heap=True)
+    made: list[weakref.ref[_CyclicDemand]] = []
+    real = observing.fresh_demand
+
+    def fresh_demand(*args: object, **kw: object) -> object:
+        mine, fresh, stale = real(*args, **kw)  # type: ignore[arg-type]
+        cyclic = _CyclicDemand(fresh)
+        made.append(weakref.ref(cyclic))
+        return mine, cyclic, stale
+
+    monkeypatch.setattr("arklow_pulumi.controller.ticking.fresh_demand", fresh_demand)
+    try:
+        for _ in range(3):
+            report(process, search__batch=40.0)
+            process.tick()
+            assert made[-1]() is None
+            clock.advance(10)
+    finally:
+        gc.unfreeze()
+    assert len(made) == 3
