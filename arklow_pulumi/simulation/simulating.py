@@ -149,9 +149,13 @@ def worker_count(jobs: int | None, shards: int, work: int, parallel_min: int) ->
     wanted = min(cores, shards, cores if jobs is None else jobs)
     if wanted < 2 or work < parallel_min or not fork_available():
         return 1
-    if threading.active_count() > 1:
+    if other_threads_running():
         return 1
     return wanted
+
+
+def other_threads_running() -> bool:
+    return threading.active_count() > 1
 
 
 def clock(shards: Sequence[Shard], trace: Trace, tick: float) -> dict[int, ShardSeries]:
