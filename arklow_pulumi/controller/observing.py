@@ -17,7 +17,7 @@ A failed partition is not fatal: its targets keep their last observation (or the
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from types import MappingProxyType
 from weakref import WeakKeyDictionary
@@ -80,32 +80,51 @@ def scale_targets(topo: Topology) -> Mapping[TargetId, ScaleTarget]:
     return targets
 
 
-def observed_of(state: GroupState) -> Observed:
-    """In service (at most the asked size) and pending (the asked size not yet in service)."""
+_REFS: WeakKeyDictionary[Topology, tuple[GroupRef, ...]] = WeakKeyDictionary()
+
+
+def group_refs(topo: Topology) -> tuple[GroupRef, ...]:
+    """Every scale target's group once, sorted; made once per topology value."""
+    refs = _REFS.get(topo)
+    if refs is None:
+        groups = {t.group for t in scale_targets(topo).values()}
+        refs = _REFS[topo] = tuple(sorted(groups, key=GroupRef.sort_key))
+    return refs
+
+
+def observed_of(state: GroupState, last: Observed | None = None) -> Observed:
+    """In service (at most the asked size) and pending (the asked size not yet in service);
+    ``last`` itself when it says the same (a steady group makes no new value each tick)."""
     in_service = min(state.in_service, state.desired)
-    return Observed(in_service=in_service, pending=max(0, state.desired - in_service))
+    pending = max(0, state.desired - in_service)
+    if last is not None and last.in_service == in_service and last.pending == pending:
+        return last
+    return Observed(in_service=in_service, pending=pending)
 
 
 def describe_targets(
     supply: SupplyRouter,
     targets: Mapping[TargetId, ScaleTarget],
     fallback: Mapping[TargetId, Observed],
+    refs: Sequence[GroupRef] | None = None,
 ) -> tuple[dict[TargetId, GroupState], dict[TargetId, Observed], dict[TargetId, SupplyError], bool]:
-    """(described groups, observations, errors, whether every partition answered)."""
-    refs: list[GroupRef] = sorted({t.group for t in targets.values()}, key=GroupRef.sort_key)
+    """(described groups, observations, errors, whether every partition answered). ``refs``:
+    the targets' groups, sorted (by default, found here)."""
+    if refs is None:
+        refs = sorted({t.group for t in targets.values()}, key=GroupRef.sort_key)
     described = supply.describe_partial(refs, detail=False)
+    found, failed, last = described.found, described.failed, fallback.get
     groups: dict[TargetId, GroupState] = {}
     errors: dict[TargetId, SupplyError] = {}
+    observed: dict[TargetId, Observed] = {}
     for tid, target in targets.items():
-        state = described.found.get(target.group)
+        state = found.get(target.group)
         if state is not None:
             groups[tid] = state
+            observed[tid] = observed_of(state, last(tid))
         else:
-            errors[tid] = described.failed.get(target.group) or GroupNotFound(target.group)
-    observed = {
-        tid: observed_of(groups[tid]) if tid in groups else _fallback(tid, target, fallback)
-        for tid, target in targets.items()
-    }
+            errors[tid] = failed.get(target.group) or GroupNotFound(target.group)
+            observed[tid] = _fallback(tid, target, fallback)
     return groups, observed, errors, not described.failed
 
 

@@ -15,6 +15,7 @@ from __future__ import annotations
 from array import array
 from collections.abc import Mapping
 from datetime import UTC, datetime
+from itertools import repeat
 
 from arklow_pulumi.controller.observing import Observation
 from arklow_pulumi.controller.ports import (
@@ -34,8 +35,7 @@ def build_published(
     tick: int, obs: Observation, decision: Decision, previous: Published | None
 ) -> Published:
     keys, allocation, held, admission = _lane_columns(decision.allocation.lanes)
-    reports = obs.reports
-    raw = array("d", [reports.get(key, _NO_REPORT)[0] for key in keys])
+    raw = array("d", [value[0] for value in map(obs.reports.get, keys, repeat(_NO_REPORT))])
     lanes = LaneColumns(keys, raw, allocation, held, admission, obs.stale)
     before = previous.lanes if previous is not None else None
     if obs.stale and before:
@@ -130,19 +130,20 @@ def history_rows(
 ) -> list[tuple[str, float]]:
     """The (lane, demand) rows this tick adds; each lane's last row (``last_value``: its demand,
     ``last_at``: its time) is updated."""
-    rows = []
-    at, current, value_of = obs.at, obs.demand.get, last_value.get
-    for key in obs.topology.lanes_by_key:
-        demand = current(key, 0.0)
-        previous = value_of(key)
-        if previous is None:
-            if demand == 0.0:
-                continue  # a lane that never had demand adds nothing to a trace
-        elif previous == demand and at - last_at[key] < keyframe_s:
-            continue
+    keys = obs.topology.lanes_by_key
+    # Both lookups per lane made by ``map`` (no bytecode per lookup); None: the lane has no row.
+    demands = map(obs.demand.get, keys, repeat(0.0))
+    previous = map(last_value.get, keys)
+    at, rows = obs.at, []
+    for key, demand, before in zip(keys, demands, previous, strict=True):
+        if before == demand:
+            if at - last_at[key] < keyframe_s:
+                continue
+        elif before is None and demand == 0.0:
+            continue  # a lane that never had demand adds nothing to a trace
         rows.append((key, demand))
-        last_value[key] = demand
-        last_at[key] = at
+    last_value.update(rows)
+    last_at.update(dict.fromkeys([key for key, _demand in rows], at))
     return rows
 
 

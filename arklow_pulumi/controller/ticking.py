@@ -44,6 +44,7 @@ from arklow_pulumi.controller.observing import (
     Observation,
     describe_targets,
     fresh_demand,
+    group_refs,
     scale_targets,
 )
 from arklow_pulumi.controller.ports import DemandSink, LeaderView, Published, TickObserver
@@ -254,7 +255,7 @@ class Controller:
         targets = scale_targets(topo)
         faults.hit("describe")
         groups, observed, errors, read = describe_targets(
-            self.supply, targets, self._memory.observed
+            self.supply, targets, self._memory.observed, group_refs(topo)
         )
         return Observation(
             now, topo, reports, demand, stale, targets, groups, observed, errors, read

@@ -53,7 +53,8 @@ class InMemorySupply:
         with self._lock:
             self.calls["describe"] += 1
             self._maybe_fail()
-            found = {r: self.groups[r] for r in refs if r in self.groups}
+            groups = self.groups
+            found = {r: g for r in refs if (g := groups.get(r)) is not None}
         if detail:
             return found
         return {r: self._cheap(g) for r, g in found.items()}
