@@ -17,7 +17,7 @@ A failed partition is not fatal: its targets keep their last observation (or the
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from types import MappingProxyType
 from weakref import WeakKeyDictionary
@@ -33,8 +33,8 @@ from arklow_pulumi.supply.routing import SupplyRouter
 class Observation:
     at: float
     topology: Topology
-    # lane -> (raw demand, reported_at), lanes of the topology only
-    reports: Mapping[str, tuple[float, float]]
+    # lane -> its last reported demand (raw, fresh or stale), lanes of the topology only
+    reports: Mapping[str, float]
     demand: Mapping[str, float]  # fresh reports only: what the decision sees
     stale: frozenset[str]
     targets: Mapping[TargetId, ScaleTarget]
@@ -45,21 +45,22 @@ class Observation:
 
 
 def fresh_demand(
-    topo: Topology, reports: Mapping[str, tuple[float, float]], now: float, ttl_s: float
-) -> tuple[dict[str, tuple[float, float]], dict[str, float], frozenset[str]]:
-    """(reports of known lanes, fresh demand, stale lanes)."""
+    topo: Topology, reports: Iterable[tuple[str, float, float]], now: float, ttl_s: float
+) -> tuple[dict[str, float], dict[str, float], frozenset[str]]:
+    """From each lane's latest report (lane, demand, reported_at): (raw demand of the
+    topology's lanes, fresh demand, stale lanes)."""
     known = topo.lanes_by_key
-    mine: dict[str, tuple[float, float]] = {}
+    raw: dict[str, float] = {}
     fresh: dict[str, float] = {}
     stale = []
-    for lane, value in reports.items():
+    for lane, demand, at in reports:
         if lane in known:
-            mine[lane] = value
-            if now - value[1] <= ttl_s:
-                fresh[lane] = value[0]
+            raw[lane] = demand
+            if now - at <= ttl_s:
+                fresh[lane] = demand
             else:
                 stale.append(lane)
-    return mine, fresh, frozenset(stale)
+    return raw, fresh, frozenset(stale)
 
 
 _TARGETS: WeakKeyDictionary[Topology, Mapping[TargetId, ScaleTarget]] = WeakKeyDictionary()

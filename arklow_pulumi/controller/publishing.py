@@ -28,14 +28,12 @@ from arklow_pulumi.controller.ports import (
 from arklow_pulumi.core.allocating import LaneResult, LaneResults
 from arklow_pulumi.core.deciding import Decision, Observed, TargetId
 
-_NO_REPORT = (0.0, 0.0)
-
 
 def build_published(
     tick: int, obs: Observation, decision: Decision, previous: Published | None
 ) -> Published:
     keys, allocation, held, admission = _lane_columns(decision.allocation.lanes)
-    raw = array("d", [value[0] for value in map(obs.reports.get, keys, repeat(_NO_REPORT))])
+    raw = array("d", map(obs.reports.get, keys, repeat(0.0)))
     lanes = LaneColumns(keys, raw, allocation, held, admission, obs.stale)
     before = previous.lanes if previous is not None else None
     if obs.stale and before:

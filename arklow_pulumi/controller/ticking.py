@@ -71,7 +71,7 @@ from arklow_pulumi.store.runtime import (
     LeaseLost,
     TargetRecord,
     TickRecord,
-    load_demand_reports,
+    load_demand_rows,
     load_published,
     load_snapshot,
     renew_lease,
@@ -246,7 +246,7 @@ class Controller:
         # beside the reports' read rather than before it.
         checking = self._checker.submit(topology_fingerprint, self.store)
         try:
-            latest = load_demand_reports(self.store)
+            latest = load_demand_rows(self.store)
         finally:
             futures.wait([checking])  # no read outlives the tick's observe
         topo = self._topology(checking.result())

@@ -261,9 +261,14 @@ def load_published(store: Store) -> tuple[int, float, dict[str, Any]] | None:
 
 def load_demand_reports(store: Store) -> dict[str, tuple[float, float]]:
     """lane -> (demand, reported_at)."""
+    return {lane: (demand, at) for lane, demand, at in load_demand_rows(store)}
+
+
+def load_demand_rows(store: Store) -> list[tuple[str, float, float]]:
+    """Every lane's latest report as (lane, demand, reported_at), one row per lane (the tick
+    reads them this way: no second copy of 10,000 and more reports)."""
     with _transaction(store, readonly=True) as conn:
-        rows = _driver_rows(conn, f"SELECT lane, demand, reported_at FROM {REPORTS.name}")
-    return {lane: (demand, at) for lane, demand, at in rows}
+        return _driver_rows(conn, f"SELECT lane, demand, reported_at FROM {REPORTS.name}")
 
 
 def _driver_rows(conn: Connection, sql: str) -> list[tuple[Any, ...]]:

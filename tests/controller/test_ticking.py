@@ -345,16 +345,16 @@ def test_a_failed_tick_is_logged_and_the_loop_goes_on_until_the_lease_is_lost(
     controller, _supply = setup
     controller.tick()
     assert controller.ready()
-    real_load = runtime.load_demand_reports
+    real_load = runtime.load_demand_rows
     calls = {"n": 0}
 
-    def flaky(store: Store) -> dict[str, tuple[float, float]]:
+    def flaky(store: Store) -> list[tuple[str, float, float]]:
         calls["n"] += 1
         if calls["n"] == 1:
             raise StoreError("store sqlite:///x: database is locked")
         return real_load(store)
 
-    monkeypatch.setattr("arklow_pulumi.controller.ticking.load_demand_reports", flaky)
+    monkeypatch.setattr("arklow_pulumi.controller.ticking.load_demand_rows", flaky)
     delays: list[float] = []
 
     def wait(delay: float) -> bool:
