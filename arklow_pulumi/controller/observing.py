@@ -19,10 +19,9 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
-from types import MappingProxyType
 from weakref import WeakKeyDictionary
 
-from arklow_pulumi.core.deciding import Observed, TargetId
+from arklow_pulumi.core.deciding import Observed, TargetId, scale_targets
 from arklow_pulumi.core.topology import GroupRef, ScaleTarget, Topology
 from arklow_pulumi.supply.errors import GroupNotFound, SupplyError
 from arklow_pulumi.supply.groups import GroupState
@@ -61,24 +60,6 @@ def fresh_demand(
             else:
                 stale.append(lane)
     return raw, fresh, frozenset(stale)
-
-
-_TARGETS: WeakKeyDictionary[Topology, Mapping[TargetId, ScaleTarget]] = WeakKeyDictionary()
-
-
-def scale_targets(topo: Topology) -> Mapping[TargetId, ScaleTarget]:
-    """Every scale target by id, in pool order; made once per topology value (every tick of one
-    topology reads the same ids: no new ones to hash and keep each tick). Read-only."""
-    targets = _TARGETS.get(topo)
-    if targets is None:
-        targets = _TARGETS[topo] = MappingProxyType(
-            {
-                TargetId(pool.name, t.name): t
-                for pool in topo.pools.values()
-                for t in pool.scale_targets
-            }
-        )
-    return targets
 
 
 _REFS: WeakKeyDictionary[Topology, tuple[GroupRef, ...]] = WeakKeyDictionary()

@@ -45,7 +45,6 @@ from arklow_pulumi.controller.observing import (
     describe_targets,
     fresh_demand,
     group_refs,
-    scale_targets,
 )
 from arklow_pulumi.controller.ports import DemandSink, LeaderView, Published, TickObserver
 from arklow_pulumi.controller.publishing import (
@@ -61,6 +60,7 @@ from arklow_pulumi.core.deciding import (
     TargetDecision,
     TargetId,
     decide,
+    scale_targets,
 )
 from arklow_pulumi.core.errors import ArklowError
 from arklow_pulumi.core.policy import DEFAULT_POLICY

@@ -24,6 +24,7 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
+from types import MappingProxyType
 from weakref import WeakKeyDictionary
 
 from arklow_pulumi.core.allocating import Allocation, PoolResult, allocate
@@ -103,12 +104,30 @@ class _PoolPlan:
 
 
 _PLANS: WeakKeyDictionary[Topology, tuple[_PoolPlan, ...]] = WeakKeyDictionary()
+_TARGETS: WeakKeyDictionary[Topology, Mapping[TargetId, ScaleTarget]] = WeakKeyDictionary()
+
+
+def scale_targets(topo: Topology) -> Mapping[TargetId, ScaleTarget]:
+    """Every scale target by id, in pool order; made once per topology value (read-only). A
+    decision on the topology is keyed by these same ids, so a caller's lookups in it find the
+    very object (no new id to hash each time, no comparison of equal ones)."""
+    targets = _TARGETS.get(topo)
+    if targets is None:
+        targets = _TARGETS[topo] = MappingProxyType(
+            {
+                TargetId(pool.name, t.name): t
+                for pool in topo.pools.values()
+                for t in pool.scale_targets
+            }
+        )
+    return targets
 
 
 def _plans(topo: Topology) -> tuple[_PoolPlan, ...]:
     """The topology's pools with targets, in pool order; built once per topology value."""
     plans = _PLANS.get(topo)
     if plans is None:
+        ids = {(tid.pool, tid.name): tid for tid in scale_targets(topo)}
         plans = _PLANS[topo] = tuple(
             _PoolPlan(
                 name=pool.name,
@@ -118,7 +137,7 @@ def _plans(topo: Topology) -> tuple[_PoolPlan, ...]:
                 settle=not topo.members(pool.name),
                 targets=tuple(
                     (
-                        TargetId(pool.name, t.name),
+                        ids[(pool.name, t.name)],
                         t.replicas,
                         t.min_replicas,
                         t.max_replicas,
