@@ -88,12 +88,10 @@ def describe_targets(
     supply: SupplyRouter,
     targets: Mapping[TargetId, ScaleTarget],
     fallback: Mapping[TargetId, Observed],
-    refs: Sequence[GroupRef] | None = None,
+    refs: Sequence[GroupRef],
 ) -> tuple[dict[TargetId, GroupState], dict[TargetId, Observed], dict[TargetId, SupplyError], bool]:
     """(described groups, observations, errors, whether every partition answered). ``refs``:
-    the targets' groups, sorted (by default, found here)."""
-    if refs is None:
-        refs = sorted({t.group for t in targets.values()}, key=GroupRef.sort_key)
+    the targets' groups, sorted (:func:`group_refs`)."""
     described = supply.describe_partial(refs, detail=False)
     found, failed, last = described.found, described.failed, fallback.get
     groups: dict[TargetId, GroupState] = {}
