@@ -26,7 +26,6 @@ from sqlalchemy import (
     Float,
     Table,
     delete,
-    func,
     insert,
     select,
     text,
@@ -34,11 +33,12 @@ from sqlalchemy import (
 )
 from sqlalchemy.exc import DBAPIError, IntegrityError
 
+from arklow_pulumi.store import demand_history
+from arklow_pulumi.store.demand_history import LANES, TICK_COLUMNS, TICKS
 from arklow_pulumi.store.engine import Store, StoreError, reading
 from arklow_pulumi.store.runtime_tables import (
     LEASE_NAME,
     ControllerLeaseRow,
-    DemandHistoryRow,
     DemandReportRow,
     PublishedRow,
     RecommendationRow,
@@ -49,10 +49,13 @@ LEASE: Table = ControllerLeaseRow.__table__  # type: ignore[assignment]
 TARGETS: Table = TargetStateRow.__table__  # type: ignore[assignment]
 RECOMMENDATIONS: Table = RecommendationRow.__table__  # type: ignore[assignment]
 REPORTS: Table = DemandReportRow.__table__  # type: ignore[assignment]
-HISTORY: Table = DemandHistoryRow.__table__  # type: ignore[assignment]
+HISTORY: Table = TICKS  # the demand history: one packed row per tick (demand_history.py)
+HISTORY_LANES: Table = LANES
 PUBLISHED: Table = PublishedRow.__table__  # type: ignore[assignment]
 
 PUBLISHED_NAME = "admission"
+# Rows pruned at a time: recommendation rows; for the demand history, lane rows (whole tick rows
+# until this many lane rows went).
 PRUNE_BATCH = 5000
 _DB_NOW = {
     "sqlite": "(julianday('now') - 2440587.5) * 86400.0",
@@ -100,7 +103,7 @@ class TickRecord:
     recommendations: Sequence[tuple[str, float, int]] = ()  # (target, at, replicas)
     demand: Sequence[tuple[str, float]] = ()  # (lane, demand) history rows at ``at``
     # Rows older than these times are pruned in one batch per table per tick (PRUNE_BATCH, or
-    # twice the rows the tick adds when that is more).
+    # twice the rows the tick adds when that is more; history: whole tick rows, at least two).
     history_before: float | None = None
     recommendations_before: float | None = None
 
@@ -289,7 +292,8 @@ def write_tick(store: Store, lease: Lease, record: TickRecord) -> None:
     """Write one tick (renewing the lease by compare-and-set first) and prune one batch.
 
     Rows go straight to the driver, one ``executemany`` per table (no per-row statement
-    compilation: a tick adds up to one history row per lane)."""
+    compilation). The tick's demand history is one packed row (:mod:`demand_history`)."""
+    learnt: dict[str, int] = {}
     with _transaction(store) as conn:
         _renew(conn, lease)
         if record.targets:
@@ -308,13 +312,10 @@ def write_tick(store: Store, lease: Lease, record: TickRecord) -> None:
                 conn, RECOMMENDATIONS, ("target", "at", "replicas"), record.recommendations
             )
         if record.demand:
-            tick, at = record.tick, record.at
-            _insert_many(
-                conn,
-                HISTORY,
-                ("tick", "at", "lane", "demand"),
-                [(tick, at, lane, d) for lane, d in record.demand],
+            row, learnt = demand_history.packed_tick(
+                conn, store, record.tick, record.at, record.demand
             )
+            _insert_many(conn, HISTORY, TICK_COLUMNS, [row])
         document = record.published
         text_doc = document if isinstance(document, str) else json.dumps(dict(document))
         _insert_many(
@@ -328,12 +329,14 @@ def write_tick(store: Store, lease: Lease, record: TickRecord) -> None:
         # At least twice what this tick added, so pruning always keeps up with the inserts.
         if record.history_before is not None:
             batch = max(PRUNE_BATCH, 2 * len(record.demand))
-            _prune(conn, HISTORY, record.history_before, batch)
+            demand_history.prune(conn, record.history_before, batch, min_ticks=2)
             # One row per lane at most: reports of lanes long gone (or silent) go with the history.
             conn.execute(delete(REPORTS).where(REPORTS.c.reported_at < record.history_before))
         if record.recommendations_before is not None:
             batch = max(PRUNE_BATCH, 2 * len(record.recommendations))
             _prune(conn, RECOMMENDATIONS, record.recommendations_before, batch)
+    if learnt:  # committed: the lane ids it read or added are the store's
+        demand_history.remember_lanes(store, learnt)
 
 
 def _insert_many(
@@ -372,10 +375,11 @@ def _prune(conn: Connection, table: Table, before: float, batch: int | None = No
 
 
 def prune_history(store: Store, lease: Lease, before: float) -> int:
-    """Delete one batch of demand-history rows older than ``before``; how many went."""
+    """Delete one batch of demand-history rows older than ``before`` (whole tick rows, oldest
+    first, until PRUNE_BATCH lane rows went); how many lane rows went."""
     with _transaction(store) as conn:
         _check(conn, lease)
-        return _prune(conn, HISTORY, before)
+        return demand_history.prune(conn, before, PRUNE_BATCH)
 
 
 def _upsert(
@@ -458,15 +462,7 @@ def load_snapshot(store: Store, recommendations_since: float) -> RuntimeSnapshot
 
 def _latest_per_lane(conn: Connection, at_most: float | None) -> dict[str, tuple[float, float]]:
     """lane -> (demand, at) of each lane's newest history row (at or before ``at_most``)."""
-    newest = select(func.max(HISTORY.c.id)).group_by(HISTORY.c.lane)
-    if at_most is not None:
-        newest = newest.where(HISTORY.c.at <= at_most)
-    rows = conn.execute(
-        select(HISTORY.c.lane, HISTORY.c.demand, HISTORY.c.at).where(
-            HISTORY.c.id.in_(newest.scalar_subquery())
-        )
-    )
-    return {r.lane: (r.demand, r.at) for r in rows}
+    return demand_history.latest_per_lane(conn, at_most)
 
 
 def demand_trace(store: Store, since: float) -> list[tuple[float, str, float]]:
@@ -474,15 +470,12 @@ def demand_trace(store: Store, since: float) -> list[tuple[float, str, float]]:
     ``since`` first (at ``since``), then every later row."""
     with _transaction(store, readonly=True) as conn:
         start = _latest_per_lane(conn, since)
-        later = conn.execute(
-            select(HISTORY.c.at, HISTORY.c.lane, HISTORY.c.demand)
-            .where(HISTORY.c.at > since)
-            .order_by(HISTORY.c.at, HISTORY.c.lane, HISTORY.c.id)
-        ).all()
+        later = demand_history.rows_after(conn, since)
     first = sorted((since, lane, demand) for lane, (demand, _at) in start.items())
-    return first + [(r.at, r.lane, r.demand) for r in later]
+    return first + later
 
 
 def history_rows(store: Store) -> int:
+    """How many (lane, demand) history rows the store holds (lane rows, not tick rows)."""
     with _transaction(store, readonly=True) as conn:
-        return int(conn.execute(select(func.count()).select_from(HISTORY)).scalar_one())
+        return demand_history.lane_rows(conn)

@@ -13,7 +13,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from sqlalchemy import JSON, BigInteger, Float, Integer, String
+from sqlalchemy import JSON, BigInteger, Float, Index, Integer, LargeBinary, String
 from sqlalchemy.orm import Mapped, mapped_column
 
 from arklow_pulumi.store.tables import Base
@@ -67,17 +67,32 @@ class DemandReportRow(Base):
     reported_at: Mapped[float] = mapped_column(Float, nullable=False)
 
 
-class DemandHistoryRow(Base):
-    """A lane's demand as a tick used it, written when it changed (a trace row holds until the
-    lane's next row) and at least once per keyframe interval."""
+class DemandLaneRow(Base):
+    """The lane dictionary of the packed demand history: a lane gets an id the first time a
+    tick records it, and keeps it (rows are only ever added, never changed or deleted)."""
 
-    __tablename__ = "runtime_demand_history"
+    __tablename__ = "runtime_demand_lanes"
+
+    id: Mapped[int] = mapped_column(Integer, primary_key=True, autoincrement=True)
+    lane: Mapped[str] = mapped_column(String(511), nullable=False, unique=True)
+
+
+class DemandTickRow(Base):
+    """One tick's demand history, packed (:mod:`arklow_pulumi.store.history_packing`): ``n``
+    rows (lane id, demand), a lane's demand as the tick used it, written when it changed (a trace
+    row holds until the lane's next row) and at least once per keyframe interval. A tick that
+    records no lane writes no row here."""
+
+    __tablename__ = "runtime_demand_ticks"
+    __table_args__ = (Index("ix_runtime_demand_ticks_at", "at", "id"),)
 
     id: Mapped[int] = mapped_column(Integer, primary_key=True, autoincrement=True)
     tick: Mapped[int] = mapped_column(BigInteger, nullable=False)
-    at: Mapped[float] = mapped_column(Float, nullable=False, index=True)
-    lane: Mapped[str] = mapped_column(String(511), nullable=False)
-    demand: Mapped[float] = mapped_column(Float, nullable=False)
+    at: Mapped[float] = mapped_column(Float, nullable=False)
+    n: Mapped[int] = mapped_column(Integer, nullable=False)
+    # The lane blob comes first: a reader that needs only the lanes never reads past it.
+    lanes: Mapped[bytes] = mapped_column(LargeBinary, nullable=False)
+    demands: Mapped[bytes] = mapped_column(LargeBinary, nullable=False)
 
 
 class PublishedRow(Base):
