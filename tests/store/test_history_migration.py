@@ -1,0 +1,115 @@
+"""Migration 0005 on a store holding one-row-per-lane demand history (revision 0004): upgrade
+packs it into one row per tick with the same meaning for every reader, downgrade gives the same
+rows back (SQLite and PostgreSQL)."""
+
+from __future__ import annotations
+
+import struct
+from pathlib import Path
+
+from alembic import command
+from alembic.config import Config
+from sqlalchemy import Engine, create_engine, text
+
+from arklow_pulumi.store import open_store
+from arklow_pulumi.store.engine import MIGRATIONS, close_stores, normalize_url
+from arklow_pulumi.store.runtime import demand_trace, history_rows, load_snapshot
+
+# (tick, at, lane, demand) in id order, as ticks wrote them at 0004: a tick's rows together, a
+# lane twice in one tick (its later row is its newer), exact floats, a tick with one lane only.
+OLD_ROWS = [
+    (1, 100.0, "search/batch", 0.1),
+    (1, 100.0, "search/interactive", 5e-324),
+    (1, 100.0, "reports/nightly", 1e12),
+    (2, 110.0, "search/batch", 1 / 3),
+    (3, 120.0, "search/batch", 0.0),  # SQLite REAL keeps no -0.0
+    (3, 120.0, "search/interactive", 2.0),
+    (3, 120.0, "search/interactive", 3.0),
+    (4, 130.0, "é/ünï", 2.2250738585072014e-308),
+]
+
+
+def _config() -> Config:
+    config = Config()
+    config.set_main_option("script_location", str(MIGRATIONS))
+    return config
+
+
+def _alembic(engine: Engine, verb: str, revision: str) -> None:
+    config = _config()
+    with engine.begin() as conn:
+        config.attributes["connection"] = conn
+        getattr(command, verb)(config, revision)
+
+
+def _bits(rows: list[tuple[float, str, float]]) -> list[tuple[bytes, str, bytes]]:
+    return [(struct.pack("<d", a), lane, struct.pack("<d", d)) for a, lane, d in rows]
+
+
+def test_history_is_packed_on_upgrade_and_unpacked_on_downgrade(store_url: str) -> None:
+    if store_url.startswith("sqlite:///"):
+        Path(store_url.removeprefix("sqlite:///")).parent.mkdir(parents=True, exist_ok=True)
+    engine = create_engine(normalize_url(store_url))
+    try:
+        _alembic(engine, "upgrade", "0004")
+        with engine.begin() as conn:
+            conn.execute(
+                text(
+                    "INSERT INTO runtime_demand_history (tick, at, lane, demand) "
+                    "VALUES (:tick, :at, :lane, :demand)"
+                ),
+                [dict(zip(("tick", "at", "lane", "demand"), row, strict=True)) for row in OLD_ROWS],
+            )
+        store = open_store(store_url)  # a writer: migrates to the newest revision
+        with engine.connect() as conn:
+            assert conn.execute(text("SELECT version_num FROM alembic_version")).scalar() == "0005"
+            packed = conn.execute(text("SELECT tick, at, n FROM runtime_demand_ticks ORDER BY id"))
+            assert packed.all() == [(1, 100.0, 3), (2, 110.0, 1), (3, 120.0, 3), (4, 130.0, 1)]
+        assert history_rows(store) == len(OLD_ROWS)
+        assert _bits(demand_trace(store, 105.0)) == _bits(
+            [
+                (105.0, "reports/nightly", 1e12),
+                (105.0, "search/batch", 0.1),
+                (105.0, "search/interactive", 5e-324),
+                (110.0, "search/batch", 1 / 3),
+                (120.0, "search/batch", 0.0),
+                (120.0, "search/interactive", 2.0),
+                (120.0, "search/interactive", 3.0),
+                (130.0, "é/ünï", 2.2250738585072014e-308),
+            ]
+        )
+        assert load_snapshot(store, 0.0).last_demand == {
+            "search/batch": (0.0, 120.0),
+            "search/interactive": (3.0, 120.0),
+            "reports/nightly": (1e12, 100.0),
+            "é/ünï": (2.2250738585072014e-308, 130.0),
+        }
+        close_stores()
+
+        _alembic(engine, "downgrade", "0004")
+        with engine.connect() as conn:
+            back = conn.execute(
+                text("SELECT tick, at, lane, demand FROM runtime_demand_history ORDER BY id")
+            ).all()
+            tables = set(
+                conn.execute(
+                    text(
+                        "SELECT name FROM sqlite_master WHERE type = 'table'"
+                        if engine.dialect.name == "sqlite"
+                        else "SELECT tablename FROM pg_tables WHERE schemaname = 'public'"
+                    )
+                ).scalars()
+            )
+        assert [(t, a, lane, struct.pack("<d", d)) for t, a, lane, d in back] == [
+            (t, a, lane, struct.pack("<d", d)) for t, a, lane, d in OLD_ROWS
+        ]
+        assert not {"runtime_demand_ticks", "runtime_demand_lanes"} & tables
+
+        _alembic(engine, "upgrade", "head")  # and up again: the same packed history
+        store = open_store(store_url)
+        assert _bits(demand_trace(store, 0.0)) == _bits(
+            [(a, lane, d) for _t, a, lane, d in sorted(OLD_ROWS, key=lambda r: (r[1], r[2]))]
+        )
+    finally:
+        close_stores()
+        engine.dispose()
