@@ -27,7 +27,7 @@ from typing import Literal
 from weakref import WeakKeyDictionary
 
 from arklow_pulumi.core.errors import InvalidInput, Problem
-from arklow_pulumi.core.filling import Filling, progressive_fill
+from arklow_pulumi.core.filling import Filling, pack, progressive_fill
 from arklow_pulumi.core.limits import MAX_UNITS
 from arklow_pulumi.core.scaling import desired_replicas
 from arklow_pulumi.core.topology import Pool, Topology
@@ -130,6 +130,7 @@ class CompiledTopology:
     lane_pools: tuple[tuple[tuple[int, float], ...], ...]
     pool_lanes: tuple[tuple[tuple[int, float], ...], ...]
     pools: tuple[Pool, ...] = ()  # by position, as pool_names
+    packed: bytes | None = None  # weights and incidences for the compiled filling kernel
 
 
 _COMPILED: WeakKeyDictionary[Topology, CompiledTopology] = WeakKeyDictionary()
@@ -168,15 +169,18 @@ def _compile(topo: Topology) -> CompiledTopology:
             add_incidences(incidences)
             for p, c in incidences:
                 pool_lanes[p].append((i, c))
+    weights_t, lane_pools_t = tuple(weights), tuple(lane_pools)
+    pool_lanes_t = tuple(tuple(lanes) for lanes in pool_lanes)
     return CompiledTopology(
         lane_keys=tuple(lane_keys),
         lane_index={key: i for i, key in enumerate(lane_keys)},
         pool_names=pool_names,
-        weights=tuple(weights),
+        weights=weights_t,
         limits=tuple(limits),
-        lane_pools=tuple(lane_pools),
-        pool_lanes=tuple(tuple(lanes) for lanes in pool_lanes),
+        lane_pools=lane_pools_t,
+        pool_lanes=pool_lanes_t,
         pools=tuple(topo.pools.values()),
+        packed=pack(weights_t, lane_pools_t, pool_lanes_t, len(pool_names)),
     )
 
 
@@ -233,7 +237,7 @@ def allocate(
             capacity.get(name, pool.supply)
             for name, pool in zip(c.pool_names, c.pools, strict=True)
         ]
-    first = progressive_fill(caps, c.weights, c.lane_pools, c.pool_lanes, supply)
+    first = progressive_fill(caps, c.weights, c.lane_pools, c.pool_lanes, supply, c.packed)
     alloc = first.allocation
     pool_results = _pool_results(c, caps, supply)
     if not admission:
@@ -249,12 +253,12 @@ def allocate(
     ]
     admitted = alloc
     if _fillable(room, c.lane_pools, residual):
-        active = progressive_fill(room, c.weights, c.lane_pools, c.pool_lanes, residual)
+        active = progressive_fill(room, c.weights, c.lane_pools, c.pool_lanes, residual, c.packed)
         residual = _unused(residual, active)
         admitted = [a + x for a, x in zip(admitted, active.allocation, strict=True)]
     room = [limit if d <= 0 else 0.0 for d, limit in zip(demands, c.limits, strict=True)]
     if _fillable(room, c.lane_pools, residual):
-        idle = progressive_fill(room, c.weights, c.lane_pools, c.pool_lanes, residual)
+        idle = progressive_fill(room, c.weights, c.lane_pools, c.pool_lanes, residual, c.packed)
         admitted = [a + y for a, y in zip(admitted, idle.allocation, strict=True)]
     admitted = [a if a < limit else limit for a, limit in zip(admitted, c.limits, strict=True)]
     lanes = LaneResults(c.lane_keys, c.lane_index, demands, caps, alloc, admitted)

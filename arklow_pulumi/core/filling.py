@@ -11,16 +11,40 @@ lanes). Its saturation level is ``(capacity - fixed) / slope``. Freezing a lane 
 than a pool's saturation level can only *raise* that level, so the pool heap is kept lazily: a
 popped entry is re-checked against the pool's current level and pushed back if it was stale.
 Lane events come from one sort. Each lane freezes once, each pool saturates once.
+
+The filling runs in a compiled kernel (``_filling.c``, built at install) when one is there:
+the same floating-point operations in the same order, so the results are the same to the last
+bit (``tests/core/test_filling_native.py``). :func:`_fill` stays the reference, and the
+fallback: without a compiler at install, or with ``ARKLOW_PURE_PYTHON=1`` in the environment,
+the Python runs. :data:`NATIVE` says which is in use. The kernel reads a topology packed once
+(:func:`pack`, kept by the compiled topology), so a call only converts caps and capacity.
 """
 
 from __future__ import annotations
 
 import heapq
 import math
+import os
 from collections.abc import Sequence
 from dataclasses import dataclass
+from types import ModuleType
 
 LanePools = Sequence[Sequence[tuple[int, float]]]
+
+
+def _load_native() -> ModuleType | None:
+    if os.environ.get("ARKLOW_PURE_PYTHON") == "1":
+        return None
+    try:
+        from arklow_pulumi.core import _filling
+    except ImportError:
+        return None
+    return _filling
+
+
+_native = _load_native()
+NATIVE: bool = _native is not None
+"""Whether fillings run in the compiled kernel (else in :func:`_fill`)."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -36,6 +60,7 @@ def progressive_fill(
     lane_pools: LanePools,
     pool_lanes: LanePools,
     capacity: Sequence[float],
+    packed: bytes | None = None,
 ) -> Filling:
     """Fill lanes by weight up to ``caps`` within pool ``capacity`` (pool usage = Σ alloc × cost).
 
@@ -43,10 +68,34 @@ def progressive_fill(
     ``(lane, cost)`` for pool ``p`` (the same incidences, indexed the other way, each pool's
     lanes in increasing order: pool sums are added up in that order). Returns each
     lane's allocation, which pools saturated, and each pool's final usage.
+
+    ``packed`` is :func:`pack` of these weights and incidences, made once per topology (the
+    compiled kernel reads it; without it, the call packs them itself).
     """
+    if _native is not None:
+        if packed is None:
+            packed = pack(weights, lane_pools, pool_lanes, len(capacity))
+        if packed is not None:
+            result = _native.fill(caps, capacity, packed)
+            if result is not None:
+                return Filling(*result)
     if len(capacity) == 1 and caps and all(len(pools) == 1 for pools in lane_pools):
         return _fill_one_pool(caps, weights, lane_pools, capacity[0])
     return _fill(caps, weights, lane_pools, pool_lanes, capacity)
+
+
+def pack(
+    weights: Sequence[float], lane_pools: LanePools, pool_lanes: LanePools, pools: int
+) -> bytes | None:
+    """The weights and incidences flattened for the compiled kernel; ``None`` without it, or
+    when they are not plain finite numbers and in-range indices (the Python then runs)."""
+    if _native is None:
+        return None
+    try:
+        packed: bytes = _native.pack(weights, lane_pools, pool_lanes, pools)
+    except (TypeError, ValueError):
+        return None
+    return packed
 
 
 def _fill(

@@ -1,0 +1,513 @@
+/* The progressive filling of arklow_pulumi/core/filling.py (`_fill`), compiled.
+ *
+ * The same floating-point operations in the same order as the Python reference, so the results
+ * are equal to the last bit (tests/core/test_filling_native.py holds them so). Build with
+ * -O2 -ffp-contract=off -fno-fast-math (setup.py): no fused multiply-add, no reassociation.
+ *
+ * - pack(weights, lane_pools, pool_lanes, pools) flattens a compiled topology once into one
+ *   bytes object (CSR arrays both ways, weights and costs as doubles).
+ * - fill(caps, capacity, packed) runs one filling and returns (allocation, saturated, used),
+ *   or None when the Python reference must run instead (a rising lane of weight 0, which raises
+ *   there; a NaN capacity or lane level, whose ordering only the Python sort and tuple heap
+ *   define). A lane frozen at its cap gets the cap object itself, as in Python.
+ *
+ * Orders kept from the reference: each pool's slope is summed lane by lane in increasing lane
+ * order; lane events are sorted stably by level (a merge sort that takes from the right run
+ * only when strictly lower, ties by index); the pool heap holds (level, pool) pairs compared as
+ * Python tuples, at most one per pool, so its order is total and any correct heap pops the same
+ * sequence; `max(x, 0.0)` is `0.0 > x ? 0.0 : x` (Python's max keeps the first argument unless
+ * the second is greater: -0.0 and NaN stay).
+ */
+#define PY_SSIZE_T_CLEAN
+#include <Python.h>
+#include <math.h>
+#include <stdint.h>
+#include <string.h>
+
+typedef struct {
+    int64_t n, m, nnz_lanes, nnz_pools;
+} Header;
+
+/* Layout of a packed topology: Header, weights[n], lane costs[nnz_lanes] (doubles first, so
+ * they are 8-aligned), lane_start[n + 1], lane_pool[nnz_lanes], pool_start[m + 1],
+ * pool_lane[nnz_pools] (int32). */
+typedef struct {
+    Header h;
+    const double *weights, *cost;
+    const int32_t *lane_start, *lane_pool, *pool_start, *pool_lane;
+} Packed;
+
+static Py_ssize_t packed_size(const Header *h) {
+    return (Py_ssize_t)(sizeof(Header) + 8 * (h->n + h->nnz_lanes) +
+                        4 * ((h->n + 1) + h->nnz_lanes + (h->m + 1) + h->nnz_pools));
+}
+
+static int unpack(PyObject *obj, Packed *out) {
+    if (!PyBytes_CheckExact(obj)) {
+        PyErr_SetString(PyExc_TypeError, "packed topology must be bytes");
+        return -1;
+    }
+    const char *buf = PyBytes_AS_STRING(obj);
+    Py_ssize_t size = PyBytes_GET_SIZE(obj);
+    if (size < (Py_ssize_t)sizeof(Header) || ((uintptr_t)buf & 7) != 0) {
+        PyErr_SetString(PyExc_ValueError, "packed topology is malformed");
+        return -1;
+    }
+    memcpy(&out->h, buf, sizeof(Header));
+    const Header *h = &out->h;
+    if (h->n < 0 || h->m < 0 || h->nnz_lanes < 0 || h->nnz_pools < 0 || h->n >= INT32_MAX ||
+        h->m >= INT32_MAX || h->nnz_lanes >= INT32_MAX || h->nnz_pools >= INT32_MAX ||
+        packed_size(h) != size) {
+        PyErr_SetString(PyExc_ValueError, "packed topology is malformed");
+        return -1;
+    }
+    const char *p = buf + sizeof(Header);
+    out->weights = (const double *)p;
+    p += 8 * h->n;
+    out->cost = (const double *)p;
+    p += 8 * h->nnz_lanes;
+    out->lane_start = (const int32_t *)p;
+    p += 4 * (h->n + 1);
+    out->lane_pool = (const int32_t *)p;
+    p += 4 * h->nnz_lanes;
+    out->pool_start = (const int32_t *)p;
+    p += 4 * (h->m + 1);
+    out->pool_lane = (const int32_t *)p;
+    return 0;
+}
+
+/* A number as the Python arithmetic sees it: a float, or an int exact in a double. */
+static int as_double(PyObject *obj, double *out) {
+    if (PyFloat_CheckExact(obj)) {
+        *out = PyFloat_AS_DOUBLE(obj);
+        return 0;
+    }
+    if (PyLong_CheckExact(obj)) {
+        int overflow = 0;
+        long long v = PyLong_AsLongLongAndOverflow(obj, &overflow);
+        if (overflow == 0 && v >= -(1LL << 53) && v <= (1LL << 53)) {
+            *out = (double)v;
+            return 0;
+        }
+        PyErr_Clear();
+    }
+    return -1;
+}
+
+static int as_index(PyObject *obj, int64_t bound, int32_t *out) {
+    if (!PyLong_CheckExact(obj)) return -1;
+    int overflow = 0;
+    long long v = PyLong_AsLongLongAndOverflow(obj, &overflow);
+    if (overflow != 0 || v < 0 || v >= bound) {
+        PyErr_Clear();
+        return -1;
+    }
+    *out = (int32_t)v;
+    return 0;
+}
+
+/* An incidence list: a sequence of (index, cost) pairs. */
+static PyObject *incidences(PyObject *seq, Py_ssize_t k) {
+    PyObject *item = PySequence_Fast_GET_ITEM(seq, k);
+    return PySequence_Fast(item, "incidences must be sequences");
+}
+
+static int pair(PyObject *obj, int64_t bound, int32_t *index, double *cost) {
+    if (!PyTuple_CheckExact(obj) || PyTuple_GET_SIZE(obj) != 2) return -1;
+    if (as_index(PyTuple_GET_ITEM(obj, 0), bound, index) < 0) return -1;
+    if (as_double(PyTuple_GET_ITEM(obj, 1), cost) < 0) return -1;
+    return 0;
+}
+
+static PyObject *pack_fail(void) {
+    if (!PyErr_Occurred())
+        PyErr_SetString(PyExc_ValueError,
+                        "topology cannot be packed: weights and costs must be finite numbers, "
+                        "incidences (index, cost) pairs in range");
+    return NULL;
+}
+
+static PyObject *pack(PyObject *self, PyObject *args) {
+    PyObject *weights_in, *lane_pools_in, *pool_lanes_in;
+    Py_ssize_t m;
+    if (!PyArg_ParseTuple(args, "OOOn:pack", &weights_in, &lane_pools_in, &pool_lanes_in, &m))
+        return NULL;
+    PyObject *weights = PySequence_Fast(weights_in, "weights must be a sequence");
+    PyObject *lane_pools = weights ? PySequence_Fast(lane_pools_in, "lane_pools must be a sequence") : NULL;
+    PyObject *pool_lanes = lane_pools ? PySequence_Fast(pool_lanes_in, "pool_lanes must be a sequence") : NULL;
+    PyObject *result = NULL, *inc = NULL;
+    if (!pool_lanes) goto done;
+    Header h = {PySequence_Fast_GET_SIZE(weights), m, 0, 0};
+    if (PySequence_Fast_GET_SIZE(lane_pools) != h.n || PySequence_Fast_GET_SIZE(pool_lanes) != m ||
+        m < 0 || h.n >= INT32_MAX || m >= INT32_MAX) {
+        pack_fail();
+        goto done;
+    }
+    for (Py_ssize_t i = 0; i < h.n; i++) {
+        if (!(inc = incidences(lane_pools, i))) goto done;
+        h.nnz_lanes += PySequence_Fast_GET_SIZE(inc);
+        Py_CLEAR(inc);
+    }
+    for (Py_ssize_t p = 0; p < m; p++) {
+        if (!(inc = incidences(pool_lanes, p))) goto done;
+        h.nnz_pools += PySequence_Fast_GET_SIZE(inc);
+        Py_CLEAR(inc);
+    }
+    if (h.nnz_lanes >= INT32_MAX || h.nnz_pools >= INT32_MAX) {
+        pack_fail();
+        goto done;
+    }
+    result = PyBytes_FromStringAndSize(NULL, packed_size(&h));
+    if (!result) goto done;
+    char *buf = PyBytes_AS_STRING(result);
+    memcpy(buf, &h, sizeof(Header));
+    Packed pk;
+    if (unpack(result, &pk) < 0) goto fail;
+    double *w = (double *)pk.weights, *cost = (double *)pk.cost;
+    int32_t *lane_start = (int32_t *)pk.lane_start, *lane_pool = (int32_t *)pk.lane_pool;
+    int32_t *pool_start = (int32_t *)pk.pool_start, *pool_lane = (int32_t *)pk.pool_lane;
+    int32_t k = 0;
+    for (Py_ssize_t i = 0; i < h.n; i++) {
+        if (as_double(PySequence_Fast_GET_ITEM(weights, i), &w[i]) < 0 || !isfinite(w[i]))
+            goto fail;
+        lane_start[i] = k;
+        if (!(inc = incidences(lane_pools, i))) goto fail;
+        for (Py_ssize_t j = 0; j < PySequence_Fast_GET_SIZE(inc); j++, k++) {
+            if (pair(PySequence_Fast_GET_ITEM(inc, j), m, &lane_pool[k], &cost[k]) < 0 ||
+                !isfinite(cost[k]))
+                goto fail;
+        }
+        Py_CLEAR(inc);
+    }
+    lane_start[h.n] = k;
+    k = 0;
+    for (Py_ssize_t p = 0; p < m; p++) {
+        pool_start[p] = k;
+        if (!(inc = incidences(pool_lanes, p))) goto fail;
+        for (Py_ssize_t j = 0; j < PySequence_Fast_GET_SIZE(inc); j++, k++) {
+            double unused;
+            if (pair(PySequence_Fast_GET_ITEM(inc, j), h.n, &pool_lane[k], &unused) < 0)
+                goto fail;
+        }
+        Py_CLEAR(inc);
+    }
+    pool_start[m] = k;
+    goto done;
+fail:
+    Py_CLEAR(result);
+    pack_fail();
+done:
+    Py_XDECREF(inc);
+    Py_XDECREF(weights);
+    Py_XDECREF(lane_pools);
+    Py_XDECREF(pool_lanes);
+    return result;
+}
+
+/* ---- the pool heap: (level, pool) pairs in Python tuple order (levels never NaN here) ---- */
+
+typedef struct {
+    double key;
+    int32_t pool;
+} Entry;
+
+static inline int entry_lt(Entry a, Entry b) {
+    return a.key == b.key ? a.pool < b.pool : a.key < b.key;
+}
+
+/* heapq's _siftdown and _siftup. */
+static void sift_down(Entry *heap, Py_ssize_t start, Py_ssize_t pos) {
+    Entry item = heap[pos];
+    while (pos > start) {
+        Py_ssize_t parent = (pos - 1) >> 1;
+        if (entry_lt(item, heap[parent])) {
+            heap[pos] = heap[parent];
+            pos = parent;
+            continue;
+        }
+        break;
+    }
+    heap[pos] = item;
+}
+
+static void sift_up(Entry *heap, Py_ssize_t size, Py_ssize_t pos) {
+    Py_ssize_t start = pos;
+    Entry item = heap[pos];
+    Py_ssize_t child = 2 * pos + 1;
+    while (child < size) {
+        Py_ssize_t right = child + 1;
+        if (right < size && !entry_lt(heap[child], heap[right])) child = right;
+        heap[pos] = heap[child];
+        pos = child;
+        child = 2 * pos + 1;
+    }
+    heap[pos] = item;
+    sift_down(heap, start, pos);
+}
+
+static void heap_pop(Entry *heap, Py_ssize_t *size) {
+    Entry last = heap[--*size];
+    if (*size > 0) {
+        heap[0] = last;
+        sift_up(heap, *size, 0);
+    }
+}
+
+typedef struct {
+    const Packed *pk;
+    const double *caps, *capacity;
+    double *alloc, *fixed, *slope;
+    int64_t *active;
+    char *frozen, *at_cap, *saturated;
+    Entry *heap;
+    Py_ssize_t heap_size;
+} State;
+
+/* `_next_pool`: the pool that saturates next, its stale entries dropped or refreshed. */
+static int next_pool(State *s, Entry *out) {
+    while (s->heap_size > 0) {
+        Entry top = s->heap[0];
+        int32_t p = top.pool;
+        if (s->saturated[p] || s->active[p] == 0 || s->slope[p] <= 0) {
+            heap_pop(s->heap, &s->heap_size);
+            continue;
+        }
+        double room = s->capacity[p] - s->fixed[p];
+        double current = (0.0 > room ? 0.0 : room) / s->slope[p];
+        if (current > top.key) {
+            s->heap[0].key = current; /* heapreplace(heap, (current, p)) */
+            sift_up(s->heap, s->heap_size, 0);
+            continue;
+        }
+        *out = top;
+        return 1;
+    }
+    return 0;
+}
+
+static void freeze(State *s, Py_ssize_t i, double value) {
+    const Packed *pk = s->pk;
+    double w = pk->weights[i];
+    s->frozen[i] = 1;
+    s->alloc[i] = value;
+    for (int32_t k = pk->lane_start[i]; k < pk->lane_start[i + 1]; k++) {
+        int32_t q = pk->lane_pool[k];
+        double c = pk->cost[k];
+        s->fixed[q] += value * c;
+        s->slope[q] -= w * c;
+        s->active[q] -= 1;
+    }
+}
+
+/* Stable sort of lane indices by level: bottom-up merge sort, right run first only if lower. */
+static void sort_by_level(int32_t *order, int32_t *tmp, Py_ssize_t count, const double *level) {
+    for (Py_ssize_t width = 1; width < count; width *= 2) {
+        for (Py_ssize_t lo = 0; lo < count; lo += 2 * width) {
+            Py_ssize_t mid = lo + width < count ? lo + width : count;
+            Py_ssize_t hi = lo + 2 * width < count ? lo + 2 * width : count;
+            Py_ssize_t a = lo, b = mid, out = lo;
+            if (mid >= hi || !(level[order[mid]] < level[order[mid - 1]])) {
+                memcpy(tmp + lo, order + lo, sizeof(int32_t) * (hi - lo));
+                continue; /* already in order */
+            }
+            while (a < mid && b < hi) {
+                if (level[order[b]] < level[order[a]])
+                    tmp[out++] = order[b++];
+                else
+                    tmp[out++] = order[a++];
+            }
+            while (a < mid) tmp[out++] = order[a++];
+            while (b < hi) tmp[out++] = order[b++];
+        }
+        memcpy(order, tmp, sizeof(int32_t) * count);
+    }
+}
+
+static PyObject *build_result(PyObject *caps, const State *s, Py_ssize_t n, Py_ssize_t m) {
+    PyObject *alloc = PyList_New(n), *saturated = PyList_New(m), *used = PyList_New(m);
+    if (!alloc || !saturated || !used) goto fail;
+    for (Py_ssize_t i = 0; i < n; i++) {
+        PyObject *v;
+        if (s->at_cap[i]) {
+            v = PySequence_Fast_GET_ITEM(caps, i);
+            Py_INCREF(v);
+        } else if (!(v = PyFloat_FromDouble(s->alloc[i]))) {
+            goto fail;
+        }
+        PyList_SET_ITEM(alloc, i, v);
+    }
+    for (Py_ssize_t p = 0; p < m; p++) {
+        PyObject *full = s->saturated[p] ? Py_True : Py_False;
+        Py_INCREF(full);
+        PyList_SET_ITEM(saturated, p, full);
+        PyObject *u = PyFloat_FromDouble(s->fixed[p]);
+        if (!u) goto fail;
+        PyList_SET_ITEM(used, p, u);
+    }
+    return Py_BuildValue("(NNN)", alloc, saturated, used);
+fail:
+    Py_XDECREF(alloc);
+    Py_XDECREF(saturated);
+    Py_XDECREF(used);
+    return NULL;
+}
+
+static int run(State *s, const double *caps_d, Py_ssize_t n, Py_ssize_t m, char *scratch,
+               int *fallback) {
+    const Packed *pk = s->pk;
+    double *lane_level = (double *)scratch;
+    int32_t *order = (int32_t *)(lane_level + n);
+    int32_t *tmp = order + n;
+    Py_ssize_t rising = 0;
+    for (Py_ssize_t i = 0; i < n; i++) {
+        if (!(caps_d[i] > 0)) continue; /* the others never count anywhere */
+        double w = pk->weights[i];
+        if (w == 0.0) { /* ZeroDivisionError in the reference */
+            *fallback = 1;
+            return 0;
+        }
+        s->frozen[i] = 0;
+        lane_level[i] = caps_d[i] / w;
+        if (isnan(lane_level[i])) {
+            *fallback = 1;
+            return 0;
+        }
+        order[rising++] = (int32_t)i;
+        for (int32_t k = pk->lane_start[i]; k < pk->lane_start[i + 1]; k++) {
+            int32_t q = pk->lane_pool[k];
+            s->slope[q] += w * pk->cost[k];
+            s->active[q] += 1;
+        }
+    }
+    if (rising == 0) return 0;
+    s->heap_size = 0;
+    for (Py_ssize_t p = 0; p < m; p++) {
+        if (s->active[p] && s->slope[p] > 0) {
+            Entry e = {s->capacity[p] / s->slope[p], (int32_t)p};
+            s->heap[s->heap_size++] = e;
+        }
+    }
+    for (Py_ssize_t i = s->heap_size / 2; i-- > 0;) sift_up(s->heap, s->heap_size, i);
+    sort_by_level(order, tmp, rising, lane_level);
+    Py_ssize_t next = 0;
+    double level = 0.0;
+    for (;;) {
+        Entry pool, again;
+        int found = next_pool(s, &pool);
+        double bound = found ? pool.key : INFINITY;
+        /* Lane events up to the next pool's (lower-bound) level. */
+        while (next < rising && lane_level[order[next]] <= bound) {
+            Py_ssize_t i = order[next++];
+            if (!s->frozen[i]) {
+                s->at_cap[i] = 1;
+                freeze(s, i, caps_d[i]);
+            }
+        }
+        if (!found) break;
+        /* Lanes frozen above may have moved this pool's level: look again. The entry is the
+         * same only if unchanged (a refreshed level is strictly higher). */
+        if (!next_pool(s, &again) || again.pool != pool.pool || !(again.key == pool.key))
+            continue;
+        heap_pop(s->heap, &s->heap_size);
+        if (pool.key > level) level = pool.key;
+        int32_t p = pool.pool;
+        s->saturated[p] = 1;
+        for (int32_t k = pk->pool_start[p]; k < pk->pool_start[p + 1]; k++) {
+            int32_t j = pk->pool_lane[k];
+            if (s->frozen[j]) continue;
+            double value = pk->weights[j] * level;
+            if (value > caps_d[j]) {
+                value = caps_d[j];
+                s->at_cap[j] = 1;
+            }
+            freeze(s, j, value);
+        }
+    }
+    return 0;
+}
+
+static PyObject *fill(PyObject *self, PyObject *args) {
+    PyObject *caps_in, *capacity_in, *packed;
+    if (!PyArg_ParseTuple(args, "OOO:fill", &caps_in, &capacity_in, &packed)) return NULL;
+    Packed pk;
+    if (unpack(packed, &pk) < 0) return NULL;
+    Py_ssize_t n = pk.h.n, m = pk.h.m;
+    PyObject *caps = PySequence_Fast(caps_in, "caps must be a sequence");
+    if (!caps) return NULL;
+    PyObject *capacity = PySequence_Fast(capacity_in, "capacity must be a sequence");
+    if (!capacity) {
+        Py_DECREF(caps);
+        return NULL;
+    }
+    PyObject *result = NULL;
+    /* one block: doubles (caps, capacity, alloc, fixed, slope, lane levels), int64 active,
+     * heap entries, int32 order and merge buffer, then the flags */
+    size_t doubles = 4 * (size_t)n + 3 * (size_t)m;
+    size_t bytes = 8 * doubles + 8 * (size_t)m + sizeof(Entry) * (size_t)m + 8 * (size_t)n +
+                   (size_t)n * 2 + (size_t)m + 16;
+    char *block = NULL;
+    if (PySequence_Fast_GET_SIZE(caps) != n || PySequence_Fast_GET_SIZE(capacity) != m) {
+        PyErr_SetString(PyExc_ValueError, "caps and capacity do not match the packed topology");
+        goto done;
+    }
+    block = PyMem_Calloc(1, bytes);
+    if (!block) {
+        PyErr_NoMemory();
+        goto done;
+    }
+    double *caps_d = (double *)block;
+    double *capacity_d = caps_d + n;
+    State s = {&pk, caps_d, capacity_d};
+    s.alloc = capacity_d + m;
+    s.fixed = s.alloc + n;
+    s.slope = s.fixed + m;
+    char *scratch = (char *)(s.slope + m); /* lane levels (n doubles), order, merge buffer */
+    s.active = (int64_t *)(scratch + 8 * n + 8 * n);
+    s.heap = (Entry *)(s.active + m);
+    s.frozen = (char *)(s.heap + m);
+    s.at_cap = s.frozen + n;
+    s.saturated = s.at_cap + n;
+    int fallback = 0;
+    for (Py_ssize_t i = 0; i < n; i++) {
+        if (as_double(PySequence_Fast_GET_ITEM(caps, i), &caps_d[i]) < 0) {
+            fallback = 1;
+            break;
+        }
+    }
+    for (Py_ssize_t p = 0; p < m && !fallback; p++) {
+        if (as_double(PySequence_Fast_GET_ITEM(capacity, p), &capacity_d[p]) < 0 ||
+            isnan(capacity_d[p]))
+            fallback = 1;
+    }
+    if (!fallback) {
+        memset(s.frozen, 1, (size_t)n);
+        run(&s, caps_d, n, m, scratch, &fallback);
+    }
+    if (fallback) {
+        result = Py_None;
+        Py_INCREF(result);
+    } else {
+        result = build_result(caps, &s, n, m);
+    }
+done:
+    PyMem_Free(block);
+    Py_DECREF(caps);
+    Py_DECREF(capacity);
+    return result;
+}
+
+static PyMethodDef methods[] = {
+    {"pack", pack, METH_VARARGS,
+     "pack(weights, lane_pools, pool_lanes, pools) -> bytes: a compiled topology, flattened."},
+    {"fill", fill, METH_VARARGS,
+     "fill(caps, capacity, packed) -> (allocation, saturated, used) | None: one progressive "
+     "filling, bit-identical to filling._fill; None when the reference must run instead."},
+    {NULL, NULL, 0, NULL},
+};
+
+static struct PyModuleDef module = {
+    PyModuleDef_HEAD_INIT, "_filling",
+    "Compiled progressive filling (see arklow_pulumi/core/filling.py).", -1, methods,
+};
+
+PyMODINIT_FUNC PyInit__filling(void) { return PyModule_Create(&module); }

@@ -1,0 +1,14 @@
+"""Types of the compiled progressive-filling kernel (``_filling.c``)."""
+
+from collections.abc import Sequence
+
+def pack(
+    weights: Sequence[float],
+    lane_pools: Sequence[Sequence[tuple[int, float]]],
+    pool_lanes: Sequence[Sequence[tuple[int, float]]],
+    pools: int,
+    /,
+) -> bytes: ...
+def fill(
+    caps: Sequence[float], capacity: Sequence[float], packed: bytes, /
+) -> tuple[list[float], list[bool], list[float]] | None: ...

@@ -1,0 +1,257 @@
+"""The compiled filling kernel is the Python reference, bit for bit.
+
+``progressive_fill`` runs ``_filling.c`` when it is built; it must give the same allocation,
+saturation and usage as :func:`arklow_pulumi.core.filling._fill` to the last bit (compared as
+``float.hex``, types included: a lane frozen at its cap holds the cap object itself), over
+random coupled topologies: caps 0, tiny and huge values, many ties, one pool, lanes without
+pools, costs 0. The whole engine (``allocate``) is compared the same way with the kernel and
+with the Python forced. And the kernel must be there: this machine and CI build it at install,
+so a test fails if the package silently fell back to the Python.
+"""
+
+from __future__ import annotations
+
+import os
+import pickle
+import subprocess
+import sys
+from collections.abc import Sequence
+from typing import Any
+
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from arklow_pulumi.core import filling
+from arklow_pulumi.core.allocating import Allocation, allocate, compile_topology
+from arklow_pulumi.core.building import build_topology
+from arklow_pulumi.core.filling import Filling, _fill, pack, progressive_fill
+from arklow_pulumi.core.parsing import parse_topology
+
+FORCED_PURE = os.environ.get("ARKLOW_PURE_PYTHON") == "1"
+needs_native = pytest.mark.skipif(FORCED_PURE, reason="ARKLOW_PURE_PYTHON=1 forces the Python")
+
+# Values where rounding, ties, underflow and saturation order are all exercised.
+SPECIAL = [0.0, 1e-300, 1e-12, 1e-9, 1e-6, 0.1, 1 / 3, 0.5, 1.0, 1.5, 2.0, 3.0, 7.25, 10.0]
+SPECIAL += [1e6, 1e9, 1e12, 2.0**-1074, 0.30000000000000004]
+AMOUNTS = st.sampled_from(SPECIAL) | st.floats(0, 1e12) | st.floats(0, 50, width=16)
+FACTORS = st.sampled_from([1e-6, 0.1, 0.5, 1.0, 1.0, 2.0, 3.0, 1 / 3, 1e6]) | st.floats(1e-6, 1e6)
+COSTS = FACTORS | st.just(0.0)
+
+
+def bits(f: Filling) -> tuple[list[str], list[str], list[bool], list[str]]:
+    allocation = [x.hex() if type(x) is float else repr(x) for x in f.allocation]
+    types = [type(x).__name__ for x in f.allocation + f.used]
+    assert all(type(s) is bool for s in f.saturated)
+    return allocation, types, f.saturated, [x.hex() for x in f.used]
+
+
+@st.composite
+def problems(
+    draw: st.DrawFn,
+) -> tuple[list[float], list[float], list[tuple[tuple[int, float], ...]], list[float]]:
+    m = draw(st.integers(1, 6))
+    n = draw(st.integers(1, 24))
+    caps = [draw(AMOUNTS) for _ in range(n)]
+    weights = [draw(FACTORS) for _ in range(n)]
+    lane_pools = []
+    for _ in range(n):
+        pools = draw(st.lists(st.integers(0, m - 1), max_size=min(m, 3), unique=True))
+        lane_pools.append(tuple((p, draw(COSTS)) for p in pools))
+    capacity = [draw(AMOUNTS) for _ in range(m)]
+    return caps, weights, lane_pools, capacity
+
+
+def pool_lanes_of(
+    lane_pools: Sequence[Sequence[tuple[int, float]]], m: int
+) -> list[tuple[tuple[int, float], ...]]:
+    lanes: list[list[tuple[int, float]]] = [[] for _ in range(m)]
+    for i, incidences in enumerate(lane_pools):
+        for p, c in incidences:
+            lanes[p].append((i, c))
+    return [tuple(x) for x in lanes]
+
+
+def both(
+    caps: Sequence[float],
+    weights: Sequence[float],
+    lane_pools: Sequence[Sequence[tuple[int, float]]],
+    capacity: Sequence[float],
+) -> tuple[Filling, Filling]:
+    pool_lanes = pool_lanes_of(lane_pools, len(capacity))
+    reference = _fill(caps, weights, lane_pools, pool_lanes, capacity)
+    packed = pack(weights, lane_pools, pool_lanes, len(capacity))
+    assert packed is not None
+    native = progressive_fill(caps, weights, lane_pools, pool_lanes, capacity, packed)
+    return reference, native
+
+
+@needs_native
+def test_the_native_kernel_is_loaded() -> None:
+    assert filling.NATIVE
+    from arklow_pulumi.core import _filling
+
+    assert _filling.__file__.endswith(".so")
+
+
+def test_pure_python_is_forced_by_the_environment() -> None:
+    code = "import arklow_pulumi.core.filling as f; print(f.NATIVE)"
+    env = {**os.environ, "ARKLOW_PURE_PYTHON": "1"}
+    out = subprocess.run(
+        [sys.executable, "-c", code], env=env, capture_output=True, text=True, check=True
+    )
+    assert out.stdout.strip() == "False"
+
+
+@needs_native
+@settings(max_examples=4000, deadline=None)
+@given(problems())
+def test_native_filling_is_the_python_one_bit_for_bit(
+    problem: tuple[list[float], list[float], list[tuple[tuple[int, float], ...]], list[float]],
+) -> None:
+    reference, native = both(*problem)
+    assert bits(native) == bits(reference)
+
+
+@needs_native
+@settings(max_examples=1500, deadline=None)
+@given(
+    level=st.sampled_from(SPECIAL[1:]) | st.floats(1e-6, 1e3),
+    scales=st.lists(st.integers(-3, 3), min_size=1, max_size=30),
+    m=st.integers(1, 4),
+    cost=st.sampled_from([0.1, 1 / 3, 1.0, 0.7]),
+    capacity=st.sampled_from(SPECIAL) | st.integers(0, 100).map(float),
+)
+def test_many_ties(level: float, scales: list[int], m: int, cost: float, capacity: float) -> None:
+    """Lanes whose caps are reached at the same level with different weights (powers of two, so
+    the levels are equal exactly), pools that saturate at the same level: the order in which
+    tied lanes freeze decides how the pools' sums round."""
+    weights = [2.0**k for k in scales]
+    caps = [level * w for w in weights]
+    lane_pools = [tuple((p, cost * (1 + p)) for p in range(m) if (i + p) % 2 == 0) for i in range(len(caps))]  # fmt: skip
+    reference, native = both(caps, weights, lane_pools, [capacity] * m)
+    assert bits(native) == bits(reference)
+
+
+@needs_native
+@settings(max_examples=500, deadline=None)
+@given(problems())
+def test_integer_caps_and_capacity_are_kept_as_the_python_keeps_them(
+    problem: tuple[list[float], list[float], list[tuple[tuple[int, float], ...]], list[float]],
+) -> None:
+    caps, weights, lane_pools, capacity = problem
+    int_caps: list[Any] = [int(c) for c in caps]
+    int_capacity: list[Any] = [int(c) for c in capacity]
+    reference, native = both(int_caps, weights, lane_pools, int_capacity)
+    assert bits(native) == bits(reference)
+
+
+@needs_native
+def test_a_zero_weight_raises_as_the_python_does() -> None:
+    lane_pools = [((0, 1.0),), ((0, 1.0),)]
+    packed = pack([1.0, 0.0], lane_pools, pool_lanes_of(lane_pools, 1), 1)
+    assert packed is not None
+    with pytest.raises(ZeroDivisionError):
+        progressive_fill(
+            [1.0, 2.0], [1.0, 0.0], lane_pools, pool_lanes_of(lane_pools, 1), [1.0], packed
+        )
+
+
+@needs_native
+@pytest.mark.parametrize(
+    "caps",
+    [[float("inf"), 1.0, float("nan")], [1e308, 1e308, 2.0], [-0.0, -1.0, 3.0]],
+)
+@pytest.mark.parametrize(
+    "capacity", [float("nan"), float("inf"), -float("inf"), 1e308, -1.0, -0.0, 0.0, 2.5]
+)
+def test_non_finite_and_signed_values(caps: list[float], capacity: float) -> None:
+    lane_pools = [((0, 1.0), (1, 2.0)), ((1, 0.5),), ((0, 1e6),)]
+    reference, native = both(caps, [1.0, 1e-6, 2.0], lane_pools, [capacity, 3.0])
+    assert bits(native) == bits(reference)
+
+
+@needs_native
+def test_inputs_the_kernel_cannot_pack_run_in_python() -> None:
+    weights = [1.0, float("nan")]
+    lane_pools = [((0, 1.0),), ((0, 1.0),)]
+    assert pack(weights, lane_pools, pool_lanes_of(lane_pools, 1), 1) is None
+    assert pack([1.0, 2.0], [((5, 1.0),), ()], [((0, 1.0),)], 1) is None  # pool out of range
+    caps = [1.0, 2.0]
+    filled = progressive_fill(caps, [1.0, True], lane_pools, pool_lanes_of(lane_pools, 1), [2.0])
+    assert filled == _fill(caps, [1.0, True], lane_pools, pool_lanes_of(lane_pools, 1), [2.0])
+
+
+# -- the whole engine, kernel against Python ------------------------------------------------------
+
+
+@st.composite
+def documents(draw: st.DrawFn) -> tuple[dict[str, Any], dict[str, float]]:
+    resources = ["cpu", "gpu", "mem"][: draw(st.integers(1, 3))]
+    n_pools = draw(st.integers(len(resources), len(resources) + 4))
+    pool_res = resources + [
+        draw(st.sampled_from(resources)) for _ in range(n_pools - len(resources))
+    ]
+    members: list[list[str]] = [[] for _ in range(n_pools)]
+    destinations, demand = [], {}
+    positive = st.sampled_from([1e-9, 1e-6, 0.5, 1.0, 3.0, 1e6, 1e12]) | st.floats(1e-9, 1e12)
+    units = st.sampled_from([0.0, 1e-9, 1.0, 2.0, 5.0, 1e12]) | st.floats(0, 1e12)
+    for d in range(draw(st.integers(1, 6))):
+        name = f"d{d}"
+        used = draw(st.lists(st.sampled_from(resources), max_size=len(resources), unique=True))
+        for r in used:
+            p = draw(st.sampled_from([p for p, pr in enumerate(pool_res) if pr == r]))
+            members[p].append(name)
+        lanes = []
+        for k in range(draw(st.integers(1, 4))):
+            cost = {r: draw(FACTORS) for r in used if draw(st.booleans())}
+            lane = {"name": f"l{k}", "limit": draw(units), "weight": draw(FACTORS)}
+            lanes.append({**lane, "cost": cost} if cost else lane)
+            if draw(st.booleans()):
+                demand[f"{name}/l{k}"] = draw(units)
+        destinations.append({"name": name, "resources": used, "lanes": lanes})
+    pools = [
+        {
+            "name": f"p{p}",
+            "resource": pool_res[p],
+            "capacity": draw(st.just(0.0) | positive),
+            "members": members[p],
+        }
+        for p in range(n_pools)
+    ]
+    return {"destinations": destinations, "pools": pools}, demand
+
+
+def figures(a: Allocation) -> list[str]:
+    out = [repr((k, r.demand.hex(), r.allocation.hex(), r.held.hex(), r.admission.hex())) for k, r in a.lanes.items()]  # fmt: skip
+    return out + [repr((k, r.capacity, r.demand.hex(), r.pressure, r.state, r.desired_replicas)) for k, r in a.pools.items()]  # fmt: skip
+
+
+@needs_native
+@settings(max_examples=400, deadline=None)
+@given(documents())
+def test_allocate_with_the_kernel_is_allocate_in_python(
+    case: tuple[dict[str, Any], dict[str, float]],
+) -> None:
+    doc, demand = case
+    topo = build_topology(parse_topology(doc))
+    assert compile_topology(topo).packed is not None
+    native = figures(allocate(topo, demand))
+    kernel = filling._native
+    filling._native = None
+    try:
+        python = figures(allocate(topo, demand))
+    finally:
+        filling._native = kernel
+    assert native == python
+
+
+def test_a_compiled_topology_pickles_with_its_packed_arrays() -> None:
+    doc = {
+        "destinations": [
+            {"name": "d", "resources": ["cpu"], "lanes": [{"name": "l", "limit": 4.0}]}
+        ],
+        "pools": [{"name": "p", "resource": "cpu", "capacity": 3.0, "members": ["d"]}],
+    }
+    compiled = compile_topology(build_topology(parse_topology(doc)))
+    assert pickle.loads(pickle.dumps(compiled)) == compiled
