@@ -51,8 +51,8 @@ class Clock:
 
 
 PHASES = {
-    "topology digest (store)": "topology_fingerprint",
-    "demand reports (store)": "load_demand_reports",
+    "topology revision (store)": "topology_revision",
+    "demand reports (store)": "load_demand_rows",
     "describe (in-memory binding)": "describe_targets",
     "decide (allocation + scale policy)": "decide",
     "build the published tick": "build_published",

@@ -25,7 +25,6 @@ import logging
 import threading
 import time
 from collections.abc import Callable
-from concurrent import futures
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Protocol
 
@@ -66,6 +65,7 @@ from arklow_pulumi.core.errors import ArklowError
 from arklow_pulumi.core.policy import DEFAULT_POLICY
 from arklow_pulumi.core.topology import Topology
 from arklow_pulumi.store.engine import Store
+from arklow_pulumi.store.revision import topology_revision
 from arklow_pulumi.store.runtime import (
     Lease,
     LeaseLost,
@@ -75,7 +75,6 @@ from arklow_pulumi.store.runtime import (
     load_published,
     load_snapshot,
     renew_lease,
-    topology_fingerprint,
     write_tick,
 )
 from arklow_pulumi.store.service import load_topology
@@ -158,7 +157,7 @@ class _Memory:
     written: dict[str, TargetRecord] = field(default_factory=dict)
     ready: bool = False
     topology: Topology | None = None
-    fingerprint: str = ""
+    revision: int | None = None
     topology_loaded: bool = False  # since the heap was last settled
 
 
@@ -188,7 +187,6 @@ class Controller:
         # The act step's resizes run in parallel; their fence checks (one renewal each) take
         # turns here rather than in the database's lock wait (SQLite's busy handler sleeps).
         self._fencing = threading.Lock()
-        self._checker = futures.ThreadPoolExecutor(1, thread_name_prefix="arklow-topology-check")
         # Set on PostgreSQL (replicas): who leads, and the renew deadline every resize respects.
         self.elector: Elector | None = None
 
@@ -241,15 +239,8 @@ class Controller:
 
     def observe(self) -> Observation:
         now = self.clock.time()
-        # The topology check and the demand reports are independent reads; the check's digest is
-        # made inside the database (the driver lets other threads run meanwhile), so it runs
-        # beside the reports' read rather than before it.
-        checking = self._checker.submit(topology_fingerprint, self.store)
-        try:
-            latest = load_demand_rows(self.store)
-        finally:
-            futures.wait([checking])  # no read outlives the tick's observe
-        topo = self._topology(checking.result())
+        topo = self._topology()
+        latest = load_demand_rows(self.store)
         self._sink.refresh(topo)
         reports, demand, stale = fresh_demand(topo, latest, now, self.settings.ttl_s)
         targets = scale_targets(topo)
@@ -261,15 +252,15 @@ class Controller:
             now, topo, reports, demand, stale, targets, groups, observed, errors, read
         )
 
-    def _topology(self, fingerprint: str | None = None) -> Topology:
-        """The store's topology; the same value as last tick while no row changed, so the
-        allocator's compiled form (cached per topology value) is reused. ``fingerprint``: the
-        store's digest, read just before (by default, read here)."""
-        if fingerprint is None:
-            fingerprint = topology_fingerprint(self.store)
+    def _topology(self) -> Topology:
+        """The store's topology; the same value as last tick while its revision (one number the
+        database raises on every topology write) stayed, so the allocator's compiled form (cached
+        per topology value) is reused. The revision is read before the topology: a write landing
+        in between shows as a newer revision next tick, which loads again."""
+        revision = topology_revision(self.store)
         memory = self._memory
-        if memory.topology is None or fingerprint != memory.fingerprint:
-            memory.topology, memory.fingerprint = load_topology(self.store), fingerprint
+        if memory.topology is None or revision != memory.revision:
+            memory.topology, memory.revision = load_topology(self.store), revision
             memory.topology_loaded = True
         return memory.topology
 

@@ -18,7 +18,17 @@ from __future__ import annotations
 
 from typing import Any
 
-from sqlalchemy import JSON, Boolean, Float, ForeignKey, Integer, MetaData, String, Text
+from sqlalchemy import (
+    JSON,
+    BigInteger,
+    Boolean,
+    Float,
+    ForeignKey,
+    Integer,
+    MetaData,
+    String,
+    Text,
+)
 from sqlalchemy.orm import DeclarativeBase, Mapped, mapped_column
 
 NAMING = {
@@ -96,3 +106,19 @@ class ScaleTargetRow(Identity, Base):
     units_per_replica: Mapped[float] = mapped_column(Float, nullable=False)
     replicas: Mapped[int] = mapped_column(Integer, nullable=False)
     override_policies: Mapped[bool] = mapped_column(Boolean, nullable=False, default=False)
+
+
+# The four tables whose rows make the topology: a write to any of them bumps the revision.
+TOPOLOGY_TABLES = ("destinations", "pools", "memberships", "scale_targets")
+
+
+class TopologyRevisionRow(Base):
+    """One row: a counter the database itself raises (triggers, migration 0006) in every
+    transaction that inserts, updates or deletes a row of :data:`TOPOLOGY_TABLES`. A reader that
+    saw the same number saw the same topology, whoever wrote it (``pulumi up``, the CLI, plain
+    SQL): the controller reads this one number per tick instead of the topology."""
+
+    __tablename__ = "topology_revision"
+
+    id: Mapped[int] = mapped_column(Integer, primary_key=True)
+    revision: Mapped[int] = mapped_column(BigInteger, nullable=False)
