@@ -496,7 +496,118 @@ done:
     return result;
 }
 
+/* Each pool's demand, `Σ cap × cost` over its lanes, added up lane by lane in increasing lane
+ * order as allocating._pool_results does (a lane whose cap is 0 adds nothing, not even -0.0
+ * or NaN products). None when a cap is not a plain number. */
+static PyObject *pool_demand(PyObject *self, PyObject *args) {
+    PyObject *caps_in, *packed;
+    if (!PyArg_ParseTuple(args, "OO:pool_demand", &caps_in, &packed)) return NULL;
+    Packed pk;
+    if (unpack(packed, &pk) < 0) return NULL;
+    PyObject *caps = PySequence_Fast(caps_in, "caps must be a sequence");
+    if (!caps) return NULL;
+    PyObject *result = NULL;
+    double *demand = NULL;
+    Py_ssize_t n = pk.h.n, m = pk.h.m;
+    if (PySequence_Fast_GET_SIZE(caps) != n) {
+        PyErr_SetString(PyExc_ValueError, "caps do not match the packed topology");
+        goto done;
+    }
+    if (!(demand = PyMem_Calloc((size_t)m + 1, sizeof(double)))) {
+        PyErr_NoMemory();
+        goto done;
+    }
+    for (Py_ssize_t i = 0; i < n; i++) {
+        double e;
+        if (as_double(PySequence_Fast_GET_ITEM(caps, i), &e) < 0) {
+            result = Py_None;
+            Py_INCREF(result);
+            goto done;
+        }
+        if (e == 0.0) continue;
+        for (int32_t k = pk.lane_start[i]; k < pk.lane_start[i + 1]; k++)
+            demand[pk.lane_pool[k]] += e * pk.cost[k];
+    }
+    if (!(result = PyList_New(m))) goto done;
+    for (Py_ssize_t p = 0; p < m; p++) {
+        PyObject *v = PyFloat_FromDouble(demand[p]);
+        if (!v) {
+            Py_CLEAR(result);
+            goto done;
+        }
+        PyList_SET_ITEM(result, p, v);
+    }
+done:
+    PyMem_Free(demand);
+    Py_DECREF(caps);
+    return result;
+}
+
+/* allocating._fillable: set to 0.0 the room of each lane that draws on a pool with no residual
+ * capacity left; whether any lane still has room. None (room untouched) when a value is not a
+ * plain number. */
+static PyObject *fillable(PyObject *self, PyObject *args) {
+    PyObject *room, *residual_in, *packed;
+    if (!PyArg_ParseTuple(args, "O!OO:fillable", &PyList_Type, &room, &residual_in, &packed))
+        return NULL;
+    Packed pk;
+    if (unpack(packed, &pk) < 0) return NULL;
+    PyObject *residual = PySequence_Fast(residual_in, "residual must be a sequence");
+    if (!residual) return NULL;
+    PyObject *result = NULL;
+    Py_ssize_t n = pk.h.n, m = pk.h.m;
+    double *left = NULL, *r = NULL;
+    if (PyList_GET_SIZE(room) != n || PySequence_Fast_GET_SIZE(residual) != m) {
+        PyErr_SetString(PyExc_ValueError, "room and residual do not match the packed topology");
+        goto done;
+    }
+    left = PyMem_Malloc(sizeof(double) * ((size_t)m + (size_t)n + 1));
+    if (!left) {
+        PyErr_NoMemory();
+        goto done;
+    }
+    r = left + m;
+    int plain = 1;
+    for (Py_ssize_t p = 0; p < m && plain; p++)
+        plain = as_double(PySequence_Fast_GET_ITEM(residual, p), &left[p]) == 0;
+    for (Py_ssize_t i = 0; i < n && plain; i++)
+        plain = as_double(PyList_GET_ITEM(room, i), &r[i]) == 0;
+    if (!plain) {
+        result = Py_None;
+        Py_INCREF(result);
+        goto done;
+    }
+    int any_room = 0;
+    for (Py_ssize_t i = 0; i < n; i++) {
+        if (!(r[i] > 0)) continue;
+        int blocked = 0;
+        for (int32_t k = pk.lane_start[i]; k < pk.lane_start[i + 1]; k++) {
+            if (left[pk.lane_pool[k]] <= 0) {
+                blocked = 1;
+                break;
+            }
+        }
+        if (!blocked) {
+            any_room = 1;
+            continue;
+        }
+        PyObject *zero = PyFloat_FromDouble(0.0);
+        if (!zero) goto done;
+        if (PyList_SetItem(room, i, zero) < 0) goto done;
+    }
+    result = any_room ? Py_True : Py_False;
+    Py_INCREF(result);
+done:
+    PyMem_Free(left);
+    Py_DECREF(residual);
+    return result;
+}
+
 static PyMethodDef methods[] = {
+    {"pool_demand", pool_demand, METH_VARARGS,
+     "pool_demand(caps, packed) -> list[float] | None: each pool's demand, Σ cap × cost."},
+    {"fillable", fillable, METH_VARARGS,
+     "fillable(room, residual, packed) -> bool | None: allocating._fillable, in place."},
     {"pack", pack, METH_VARARGS,
      "pack(weights, lane_pools, pool_lanes, pools) -> bytes: a compiled topology, flattened."},
     {"fill", fill, METH_VARARGS,

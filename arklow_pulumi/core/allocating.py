@@ -27,7 +27,7 @@ from typing import Literal
 from weakref import WeakKeyDictionary
 
 from arklow_pulumi.core.errors import InvalidInput, Problem
-from arklow_pulumi.core.filling import Filling, pack, progressive_fill
+from arklow_pulumi.core.filling import Filling, kernel, pack, progressive_fill
 from arklow_pulumi.core.limits import MAX_UNITS
 from arklow_pulumi.core.scaling import desired_replicas
 from arklow_pulumi.core.topology import Pool, Topology
@@ -252,12 +252,12 @@ def allocate(
         for d, limit, a in zip(demands, c.limits, alloc, strict=True)
     ]
     admitted = alloc
-    if _fillable(room, c.lane_pools, residual):
+    if _fillable(room, c, residual):
         active = progressive_fill(room, c.weights, c.lane_pools, c.pool_lanes, residual, c.packed)
         residual = _unused(residual, active)
         admitted = [a + x for a, x in zip(admitted, active.allocation, strict=True)]
     room = [limit if d <= 0 else 0.0 for d, limit in zip(demands, c.limits, strict=True)]
-    if _fillable(room, c.lane_pools, residual):
+    if _fillable(room, c, residual):
         idle = progressive_fill(room, c.weights, c.lane_pools, c.pool_lanes, residual, c.packed)
         admitted = [a + y for a, y in zip(admitted, idle.allocation, strict=True)]
     admitted = [a if a < limit else limit for a, limit in zip(admitted, c.limits, strict=True)]
@@ -265,11 +265,15 @@ def allocate(
     return Allocation(lanes=lanes, pools=pool_results)
 
 
-def _fillable(
-    room: list[float], lane_pools: Sequence[Sequence[tuple[int, float]]], residual: list[float]
-) -> bool:
+def _fillable(room: list[float], c: CompiledTopology, residual: list[float]) -> bool:
     """Set to 0 the room of each lane that draws on a pool with no capacity left (the filling
     would freeze it at 0 at once); whether any lane still has room."""
+    native = kernel()
+    if native is not None and c.packed is not None:
+        fillable: bool | None = native.fillable(room, residual, c.packed)
+        if fillable is not None:
+            return fillable
+    lane_pools = c.lane_pools
     any_room = False
     for i, r in enumerate(room):
         if r > 0:
@@ -293,12 +297,7 @@ def _unused(capacity: list[float], filling: Filling) -> list[float]:
 def _pool_results(
     c: CompiledTopology, caps: list[float], supply: list[float]
 ) -> dict[str, PoolResult]:
-    demand = [0.0] * len(c.pool_names)
-    for i, incidences in enumerate(c.lane_pools):
-        e = caps[i]
-        if e:
-            for p, cost in incidences:
-                demand[p] += e * cost
+    demand = _pool_demand(c, caps)
     results = {}
     for p, (name, pool) in enumerate(zip(c.pool_names, c.pools, strict=True)):
         pool_demand = demand[p]
@@ -312,6 +311,22 @@ def _pool_results(
             desired_replicas(pool_demand, pool.headroom, pool.scale_targets, pool.capacity),
         )
     return results
+
+
+def _pool_demand(c: CompiledTopology, caps: list[float]) -> list[float]:
+    """Each pool's demand, ``Σ e × cost`` over its lanes, added up in lane order."""
+    native = kernel()
+    if native is not None and c.packed is not None:
+        summed: list[float] | None = native.pool_demand(caps, c.packed)
+        if summed is not None:
+            return summed
+    demand = [0.0] * len(c.pool_names)
+    for i, incidences in enumerate(c.lane_pools):
+        e = caps[i]
+        if e:
+            for p, cost in incidences:
+                demand[p] += e * cost
+    return demand
 
 
 def pool_pressure(demand: float, capacity: float) -> tuple[float | None, PoolState]:

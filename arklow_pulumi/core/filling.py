@@ -84,6 +84,12 @@ def progressive_fill(
     return _fill(caps, weights, lane_pools, pool_lanes, capacity)
 
 
+def kernel() -> ModuleType | None:
+    """The compiled kernel in use, or ``None`` when the Python runs (read at each call, so that
+    a test can force the Python by setting ``_native``)."""
+    return _native
+
+
 def pack(
     weights: Sequence[float], lane_pools: LanePools, pool_lanes: LanePools, pools: int
 ) -> bytes | None:

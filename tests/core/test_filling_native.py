@@ -23,7 +23,14 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from arklow_pulumi.core import filling
-from arklow_pulumi.core.allocating import Allocation, allocate, compile_topology
+from arklow_pulumi.core.allocating import (
+    Allocation,
+    CompiledTopology,
+    _fillable,
+    _pool_demand,
+    allocate,
+    compile_topology,
+)
 from arklow_pulumi.core.building import build_topology
 from arklow_pulumi.core.filling import Filling, _fill, pack, progressive_fill
 from arklow_pulumi.core.parsing import parse_topology
@@ -255,3 +262,45 @@ def test_a_compiled_topology_pickles_with_its_packed_arrays() -> None:
     }
     compiled = compile_topology(build_topology(parse_topology(doc)))
     assert pickle.loads(pickle.dumps(compiled)) == compiled
+
+
+# -- the engine's other loops in the kernel: pool demand and the admission rooms -----------------
+
+ODD = st.sampled_from([-0.0, float("nan"), float("inf"), -1.0, 0, 3, 1e-300]) | AMOUNTS
+
+
+@needs_native
+@settings(max_examples=1500, deadline=None)
+@given(problems(), st.data())
+def test_pool_demand_and_fillable_are_the_python_ones(
+    problem: tuple[list[float], list[float], list[tuple[tuple[int, float], ...]], list[float]],
+    data: st.DataObject,
+) -> None:
+    caps, weights, lane_pools, capacity = problem
+    caps = [data.draw(ODD) if data.draw(st.booleans()) else c for c in caps]
+    m = len(capacity)
+    residual = [data.draw(ODD) if data.draw(st.booleans()) else c for c in capacity]
+    compiled = CompiledTopology(
+        lane_keys=tuple(f"d/l{i}" for i in range(len(caps))),
+        lane_index={f"d/l{i}": i for i in range(len(caps))},
+        pool_names=tuple(f"p{p}" for p in range(m)),
+        weights=tuple(weights),
+        limits=tuple(caps),
+        lane_pools=tuple(lane_pools),
+        pool_lanes=tuple(pool_lanes_of(lane_pools, m)),
+        packed=pack(weights, lane_pools, pool_lanes_of(lane_pools, m), m),
+    )
+    assert compiled.packed is not None
+    native_room, python_room = list(caps), list(caps)
+    native_demand = _pool_demand(compiled, caps)
+    native_fillable = _fillable(native_room, compiled, residual)
+    kernel = filling._native
+    filling._native = None
+    try:
+        python_demand = _pool_demand(compiled, caps)
+        python_fillable = _fillable(python_room, compiled, residual)
+    finally:
+        filling._native = kernel
+    assert [x.hex() for x in native_demand] == [x.hex() for x in python_demand]
+    assert native_fillable is python_fillable
+    assert [repr(x) for x in native_room] == [repr(x) for x in python_room]
