@@ -12,8 +12,8 @@
  *   define). A lane frozen at its cap gets the cap object itself, as in Python.
  *
  * Orders kept from the reference: each pool's slope is summed lane by lane in increasing lane
- * order; lane events are sorted stably by level (a merge sort that takes from the right run
- * only when strictly lower, ties by index); the pool heap holds (level, pool) pairs compared as
+ * order; lane events are sorted stably by level (a radix sort on order-preserving keys: ties
+ * by index, -0.0 tied with 0.0); the pool heap holds (level, pool) pairs compared as
  * Python tuples, at most one per pool, so its order is total and any correct heap pops the same
  * sequence; `max(x, 0.0)` is `0.0 > x ? 0.0 : x` (Python's max keeps the first argument unless
  * the second is greater: -0.0 and NaN stay).
@@ -299,26 +299,40 @@ static void freeze(State *s, Py_ssize_t i, double value) {
     }
 }
 
-/* Stable sort of lane indices by level: bottom-up merge sort, right run first only if lower. */
-static void sort_by_level(int32_t *order, int32_t *tmp, Py_ssize_t count, const double *level) {
-    for (Py_ssize_t width = 1; width < count; width *= 2) {
-        for (Py_ssize_t lo = 0; lo < count; lo += 2 * width) {
-            Py_ssize_t mid = lo + width < count ? lo + width : count;
-            Py_ssize_t hi = lo + 2 * width < count ? lo + 2 * width : count;
-            Py_ssize_t a = lo, b = mid, out = lo;
-            if (mid >= hi || !(level[order[mid]] < level[order[mid - 1]])) {
-                memcpy(tmp + lo, order + lo, sizeof(int32_t) * (hi - lo));
-                continue; /* already in order */
-            }
-            while (a < mid && b < hi) {
-                if (level[order[b]] < level[order[a]])
-                    tmp[out++] = order[b++];
-                else
-                    tmp[out++] = order[a++];
-            }
-            while (a < mid) tmp[out++] = order[a++];
-            while (b < hi) tmp[out++] = order[b++];
+/* Stable sort of lane indices by level (what `sorted(rising, key=lane_level)` gives: ties in
+ * index order, -0.0 tied with 0.0; no NaN here). An LSD radix sort, stable by construction, on
+ * each level's bits mapped to an unsigned key in the same order (negative levels flipped whole,
+ * the others' sign bit set; -0.0 read as 0.0). Bytes every key shares are skipped. */
+static uint64_t order_key(double x) {
+    uint64_t u;
+    if (x == 0.0) x = 0.0;
+    memcpy(&u, &x, sizeof u);
+    return (u >> 63) ? ~u : u | (1ULL << 63);
+}
+
+static void sort_by_level(int32_t *order, int32_t *tmp, uint64_t *keys, uint64_t *keys_tmp,
+                          Py_ssize_t count, const double *level) {
+    Py_ssize_t counts[8][256] = {{0}};
+    for (Py_ssize_t k = 0; k < count; k++) {
+        uint64_t key = keys[k] = order_key(level[order[k]]);
+        for (int b = 0; b < 8; b++) counts[b][(key >> (8 * b)) & 255]++;
+    }
+    for (int b = 0; b < 8; b++) {
+        Py_ssize_t *c = counts[b], total = 0;
+        int shared = 0;
+        for (int d = 0; d < 256; d++) {
+            if (c[d] == count) shared = 1;
+            Py_ssize_t here = c[d];
+            c[d] = total;
+            total += here;
         }
+        if (shared) continue;
+        for (Py_ssize_t k = 0; k < count; k++) {
+            Py_ssize_t at = c[(keys[k] >> (8 * b)) & 255]++;
+            keys_tmp[at] = keys[k];
+            tmp[at] = order[k];
+        }
+        memcpy(keys, keys_tmp, sizeof(uint64_t) * count);
         memcpy(order, tmp, sizeof(int32_t) * count);
     }
 }
@@ -358,6 +372,7 @@ static int run(State *s, const double *caps_d, Py_ssize_t n, Py_ssize_t m, char 
     double *lane_level = (double *)scratch;
     int32_t *order = (int32_t *)(lane_level + n);
     int32_t *tmp = order + n;
+    uint64_t *keys = (uint64_t *)(tmp + n); /* 2n: the sort's keys and their buffer */
     Py_ssize_t rising = 0;
     for (Py_ssize_t i = 0; i < n; i++) {
         if (!(caps_d[i] > 0)) continue; /* the others never count anywhere */
@@ -388,7 +403,7 @@ static int run(State *s, const double *caps_d, Py_ssize_t n, Py_ssize_t m, char 
         }
     }
     for (Py_ssize_t i = s->heap_size / 2; i-- > 0;) sift_up(s->heap, s->heap_size, i);
-    sort_by_level(order, tmp, rising, lane_level);
+    sort_by_level(order, tmp, keys, keys + n, rising, lane_level);
     Py_ssize_t next = 0;
     double level = 0.0;
     for (;;) {
@@ -442,7 +457,7 @@ static PyObject *fill(PyObject *self, PyObject *args) {
     PyObject *result = NULL;
     /* one block: doubles (caps, capacity, alloc, fixed, slope, lane levels), int64 active,
      * heap entries, int32 order and merge buffer, then the flags */
-    size_t doubles = 4 * (size_t)n + 3 * (size_t)m;
+    size_t doubles = 6 * (size_t)n + 3 * (size_t)m;
     size_t bytes = 8 * doubles + 8 * (size_t)m + sizeof(Entry) * (size_t)m + 8 * (size_t)n +
                    (size_t)n * 2 + (size_t)m + 16;
     char *block = NULL;
@@ -461,8 +476,8 @@ static PyObject *fill(PyObject *self, PyObject *args) {
     s.alloc = capacity_d + m;
     s.fixed = s.alloc + n;
     s.slope = s.fixed + m;
-    char *scratch = (char *)(s.slope + m); /* lane levels (n doubles), order, merge buffer */
-    s.active = (int64_t *)(scratch + 8 * n + 8 * n);
+    char *scratch = (char *)(s.slope + m); /* lane levels, order and its buffer, sort keys */
+    s.active = (int64_t *)(scratch + 8 * n + 8 * n + 16 * n);
     s.heap = (Entry *)(s.active + m);
     s.frozen = (char *)(s.heap + m);
     s.at_cap = s.frozen + n;

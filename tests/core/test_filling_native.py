@@ -304,3 +304,15 @@ def test_pool_demand_and_fillable_are_the_python_ones(
     assert [x.hex() for x in native_demand] == [x.hex() for x in python_demand]
     assert native_fillable is python_fillable
     assert [repr(x) for x in native_room] == [repr(x) for x in python_room]
+
+
+@needs_native
+@pytest.mark.parametrize("capacity", [0.0, 1e-300, 1.0, 10.0, 1e300])
+def test_signed_zero_levels_tie_as_in_python(capacity: float) -> None:
+    """Outside the model (weights are positive there), but the kernel keeps the reference's
+    order still: levels -0.0 and 0.0 are tied, and ties go by lane index."""
+    caps = [k * 1.1e-300 for k in range(1, 13)] + [1.0, 2.0]
+    weights = [1e308 if k % 3 else -1e308 for k in range(12)] + [1.0, -1.0]
+    lane_pools = [((0, 1 / (k + 3)),) for k in range(14)]
+    reference, native = both(caps, weights, lane_pools, [capacity])
+    assert bits(native) == bits(reference)
