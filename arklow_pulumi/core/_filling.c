@@ -618,7 +618,77 @@ done:
     return result;
 }
 
+/* allocating._check_demand's common case: True when every demand lane is known and every
+ * value a plain number in [0, max_units]; False whenever the Python must look (an unknown lane,
+ * a value out of range or not a plain number, a mapping that is not a dict): it then finds
+ * and words the problems itself. */
+static PyObject *demand_ok(PyObject *self, PyObject *args) {
+    PyObject *demand, *known;
+    double max_units;
+    if (!PyArg_ParseTuple(args, "OOd:demand_ok", &demand, &known, &max_units)) return NULL;
+    if (!PyDict_CheckExact(demand) || !PyDict_CheckExact(known)) Py_RETURN_FALSE;
+    Py_ssize_t pos = 0;
+    PyObject *key, *value;
+    while (PyDict_Next(demand, &pos, &key, &value)) {
+        double v;
+        if (as_double(value, &v) < 0 || !(0 <= v && v <= max_units)) Py_RETURN_FALSE;
+        int found = PyDict_Contains(known, key);
+        if (found < 0) return NULL;
+        if (!found) Py_RETURN_FALSE;
+    }
+    Py_RETURN_TRUE;
+}
+
+/* allocate's first two columns: each lane's demand (`demand.get(key, 0.0)`) and cap
+ * (`d if d < limit else limit`), the objects themselves; None when demand is not a dict. */
+static PyObject *lane_caps(PyObject *self, PyObject *args) {
+    PyObject *demand, *keys_in, *limits_in;
+    if (!PyArg_ParseTuple(args, "OOO:lane_caps", &demand, &keys_in, &limits_in)) return NULL;
+    if (!PyDict_CheckExact(demand)) Py_RETURN_NONE;
+    PyObject *keys = PySequence_Fast(keys_in, "lane keys must be a sequence");
+    if (!keys) return NULL;
+    PyObject *limits = PySequence_Fast(limits_in, "limits must be a sequence");
+    PyObject *zero = PyFloat_FromDouble(0.0), *demands = NULL, *caps = NULL, *result = NULL;
+    if (!limits || !zero) goto done;
+    Py_ssize_t n = PySequence_Fast_GET_SIZE(keys);
+    if (PySequence_Fast_GET_SIZE(limits) != n) {
+        PyErr_SetString(PyExc_ValueError, "lane keys and limits differ in length");
+        goto done;
+    }
+    if (!(demands = PyList_New(n)) || !(caps = PyList_New(n))) goto done;
+    for (Py_ssize_t i = 0; i < n; i++) {
+        PyObject *d = PyDict_GetItemWithError(demand, PySequence_Fast_GET_ITEM(keys, i));
+        if (!d) {
+            if (PyErr_Occurred()) goto done;
+            d = zero;
+        }
+        PyObject *limit = PySequence_Fast_GET_ITEM(limits, i);
+        int lower;
+        if (PyFloat_CheckExact(d) && PyFloat_CheckExact(limit))
+            lower = PyFloat_AS_DOUBLE(d) < PyFloat_AS_DOUBLE(limit);
+        else if ((lower = PyObject_RichCompareBool(d, limit, Py_LT)) < 0)
+            goto done;
+        PyObject *cap = lower ? d : limit;
+        Py_INCREF(d);
+        PyList_SET_ITEM(demands, i, d);
+        Py_INCREF(cap);
+        PyList_SET_ITEM(caps, i, cap);
+    }
+    result = PyTuple_Pack(2, demands, caps);
+done:
+    Py_XDECREF(demands);
+    Py_XDECREF(caps);
+    Py_XDECREF(zero);
+    Py_XDECREF(limits);
+    Py_DECREF(keys);
+    return result;
+}
+
 static PyMethodDef methods[] = {
+    {"demand_ok", demand_ok, METH_VARARGS,
+     "demand_ok(demand, known, max_units) -> bool: True when the demand needs no closer look."},
+    {"lane_caps", lane_caps, METH_VARARGS,
+     "lane_caps(demand, keys, limits) -> (demands, caps) | None: each lane's demand and cap."},
     {"pool_demand", pool_demand, METH_VARARGS,
      "pool_demand(caps, packed) -> list[float] | None: each pool's demand, Σ cap × cost."},
     {"fillable", fillable, METH_VARARGS,

@@ -191,6 +191,9 @@ def check_demand(topo: Topology, demand: Mapping[str, float]) -> None:
 
 def _check_demand(c: CompiledTopology, demand: Mapping[str, float]) -> None:
     known = c.lane_index
+    native = kernel()
+    if native is not None and native.demand_ok(demand, known, MAX_UNITS):
+        return
     unknown = demand.keys() - known.keys()
     bad = [k for k, v in demand.items() if not 0 <= v <= MAX_UNITS] if demand else []
     if not unknown and not bad:
@@ -227,9 +230,7 @@ def allocate(
     """
     c = compile_topology(topo)
     _check_demand(c, demand)
-    get = demand.get
-    demands = [get(k, 0.0) for k in c.lane_keys]
-    caps = [d if d < limit else limit for d, limit in zip(demands, c.limits, strict=True)]
+    demands, caps = _lane_caps(c, demand)
     if capacity is None:
         supply = [pool.supply for pool in c.pools]
     else:
@@ -263,6 +264,19 @@ def allocate(
     admitted = [a if a < limit else limit for a, limit in zip(admitted, c.limits, strict=True)]
     lanes = LaneResults(c.lane_keys, c.lane_index, demands, caps, alloc, admitted)
     return Allocation(lanes=lanes, pools=pool_results)
+
+
+def _lane_caps(c: CompiledTopology, demand: Mapping[str, float]) -> tuple[list[float], list[float]]:
+    """Each lane's demand (0 when not listed) and cap, ``min(demand, limit)``."""
+    native = kernel()
+    columns = native.lane_caps(demand, c.lane_keys, c.limits) if native is not None else None
+    if columns is not None:
+        demands: list[float] = columns[0]
+        return demands, columns[1]
+    get = demand.get
+    demands = [get(k, 0.0) for k in c.lane_keys]
+    caps = [d if d < limit else limit for d, limit in zip(demands, c.limits, strict=True)]
+    return demands, caps
 
 
 def _fillable(room: list[float], c: CompiledTopology, residual: list[float]) -> bool:

@@ -316,3 +316,54 @@ def test_signed_zero_levels_tie_as_in_python(capacity: float) -> None:
     lane_pools = [((0, 1 / (k + 3)),) for k in range(14)]
     reference, native = both(caps, weights, lane_pools, [capacity])
     assert bits(native) == bits(reference)
+
+
+class _EveryLaneAtOne(dict[str, float]):
+    """A mapping whose ``get`` is not the dict's: the engine must call it, not read the dict."""
+
+    def get(self, key: str, default: Any = None) -> float:  # type: ignore[override]
+        return 1.0
+
+
+DEMANDS: list[Any] = [
+    {},
+    {"d/a": 5},
+    {"d/a": 5.0, "d/b": 1},
+    {"d/a": 1e12, "d/b": 0.0},
+    {"d/a": 2**60},
+    {"d/a": True},
+    {"d/x": 1.0},
+    {"d/a": -1.0},
+    {"d/a": float("nan")},
+    {"d/a": 1e13},
+    {"d/a": "x"},
+    _EveryLaneAtOne({"d/a": 0.5}),
+]
+
+
+def outcome(topo: Any, demand: Any) -> list[str] | str:
+    try:
+        a = allocate(topo, demand)
+    except Exception as e:  # the same refusal, worded the same, either way
+        return f"{type(e).__name__}: {e}"
+    lanes = [repr((k, r.demand, r.allocation, r.held, r.admission)) for k, r in a.lanes.items()]
+    return lanes + [repr(r) for r in a.pools.values()]
+
+
+@needs_native
+@pytest.mark.parametrize("demand", DEMANDS, ids=repr)
+def test_demand_checks_and_caps_are_the_python_ones(demand: Any) -> None:
+    lanes = [{"name": "a", "limit": 4.0}, {"name": "b", "limit": 2.0, "weight": 2.0}]
+    doc = {
+        "destinations": [{"name": "d", "resources": ["cpu"], "lanes": lanes}],
+        "pools": [{"name": "p", "resource": "cpu", "capacity": 3.0, "members": ["d"]}],
+    }
+    topo = build_topology(parse_topology(doc))
+    native = outcome(topo, demand)
+    kernel = filling._native
+    filling._native = None
+    try:
+        python = outcome(topo, demand)
+    finally:
+        filling._native = kernel
+    assert native == python
