@@ -684,7 +684,100 @@ done:
     return result;
 }
 
+/* ---- allocate's per-lane columns, for lists of plain floats only (None otherwise: the Python
+ * then runs its comprehension, whose int and mixed-type arithmetic is its own) ---- */
+
+static int floats(PyObject *seq, Py_ssize_t n) {
+    if (!(PyList_CheckExact(seq) || PyTuple_CheckExact(seq)) || PySequence_Fast_GET_SIZE(seq) != n)
+        return 0;
+    for (Py_ssize_t i = 0; i < n; i++)
+        if (!PyFloat_CheckExact(PySequence_Fast_GET_ITEM(seq, i))) return 0;
+    return 1;
+}
+
+#define ITEM(seq, i) PySequence_Fast_GET_ITEM(seq, i)
+#define F(seq, i) PyFloat_AS_DOUBLE(ITEM(seq, i))
+
+/* Set item i of a new list: the object `keep` itself if not NULL, else a new float. */
+static int put(PyObject *out, Py_ssize_t i, PyObject *keep, double value) {
+    PyObject *v = keep;
+    if (v)
+        Py_INCREF(v);
+    else if (!(v = PyFloat_FromDouble(value)))
+        return -1;
+    PyList_SET_ITEM(out, i, v);
+    return 0;
+}
+
+enum { ACTIVE_ROOM, IDLE_ROOM, SUM, CLAMP };
+
+/* ACTIVE_ROOM(demands, limits, alloc): `limit - a if d > 0 and limit > a else 0.0`;
+ * IDLE_ROOM(demands, limits): `limit if d <= 0 else 0.0`; SUM(a, b): `a + b`;
+ * CLAMP(admitted, limits): `a if a < limit else limit`. */
+static PyObject *column(int op, PyObject *x, PyObject *y, PyObject *z) {
+    if (!PyList_CheckExact(x)) Py_RETURN_NONE;
+    Py_ssize_t n = PyList_GET_SIZE(x); /* x a list; y, z lists or tuples */
+    if (!floats(x, n) || !floats(y, n) || (z && !floats(z, n))) Py_RETURN_NONE;
+    PyObject *out = PyList_New(n);
+    if (!out) return NULL;
+    for (Py_ssize_t i = 0; i < n; i++) {
+        int bad;
+        double a = F(x, i), b = F(y, i);
+        switch (op) {
+        case ACTIVE_ROOM: {
+            double alloc = F(z, i);
+            bad = put(out, i, NULL, a > 0 && b > alloc ? b - alloc : 0.0);
+            break;
+        }
+        case IDLE_ROOM:
+            bad = a <= 0 ? put(out, i, ITEM(y, i), 0) : put(out, i, NULL, 0.0);
+            break;
+        case SUM:
+            bad = put(out, i, NULL, a + b);
+            break;
+        default: /* CLAMP */
+            bad = put(out, i, a < b ? ITEM(x, i) : ITEM(y, i), 0);
+        }
+        if (bad) {
+            Py_DECREF(out);
+            return NULL;
+        }
+    }
+    return out;
+}
+
+static PyObject *active_room(PyObject *self, PyObject *args) {
+    PyObject *demands, *limits, *alloc;
+    if (!PyArg_ParseTuple(args, "OOO:active_room", &demands, &limits, &alloc)) return NULL;
+    return column(ACTIVE_ROOM, demands, limits, alloc);
+}
+
+static PyObject *idle_room(PyObject *self, PyObject *args) {
+    PyObject *demands, *limits;
+    if (!PyArg_ParseTuple(args, "OO:idle_room", &demands, &limits)) return NULL;
+    return column(IDLE_ROOM, demands, limits, NULL);
+}
+
+static PyObject *add(PyObject *self, PyObject *args) {
+    PyObject *a, *b;
+    if (!PyArg_ParseTuple(args, "OO:add", &a, &b)) return NULL;
+    return column(SUM, a, b, NULL);
+}
+
+static PyObject *clamp(PyObject *self, PyObject *args) {
+    PyObject *admitted, *limits;
+    if (!PyArg_ParseTuple(args, "OO:clamp", &admitted, &limits)) return NULL;
+    return column(CLAMP, admitted, limits, NULL);
+}
+
 static PyMethodDef methods[] = {
+    {"active_room", active_room, METH_VARARGS,
+     "active_room(demands, limits, alloc) -> list | None: each active lane's room to its limit."},
+    {"idle_room", idle_room, METH_VARARGS,
+     "idle_room(demands, limits) -> list | None: each idle lane's limit, 0.0 for the others."},
+    {"add", add, METH_VARARGS, "add(a, b) -> list | None: the sums, item by item."},
+    {"clamp", clamp, METH_VARARGS,
+     "clamp(admitted, limits) -> list | None: each item, no more than its limit."},
     {"demand_ok", demand_ok, METH_VARARGS,
      "demand_ok(demand, known, max_units) -> bool: True when the demand needs no closer look."},
     {"lane_caps", lane_caps, METH_VARARGS,

@@ -245,25 +245,51 @@ def allocate(
         lanes = LaneResults(c.lane_keys, c.lane_index, demands, caps, alloc, alloc)
         return Allocation(lanes=lanes, pools=pool_results)
     residual = _unused(supply, first)
-    # Admission: active lanes (demand > 0) first, up to their limits; idle lanes get only what
-    # no active lane can use. A lane that draws on a pool with nothing left gets nothing, so it
-    # is left out of the filling (its room is 0), and a filling with no lane to fill is skipped.
-    room = [
-        limit - a if d > 0 and limit > a else 0.0
-        for d, limit, a in zip(demands, c.limits, alloc, strict=True)
-    ]
+    admitted = _admission(c, demands, alloc, residual)
+    lanes = LaneResults(c.lane_keys, c.lane_index, demands, caps, alloc, admitted)
+    return Allocation(lanes=lanes, pools=pool_results)
+
+
+def _admission(
+    c: CompiledTopology, demands: list[float], alloc: list[float], residual: list[float]
+) -> list[float]:
+    """Admission: active lanes (demand > 0) first, up to their limits; idle lanes get only what
+    no active lane can use. A lane that draws on a pool with nothing left gets nothing, so it
+    is left out of the filling (its room is 0), and a filling with no lane to fill is skipped.
+
+    Each per-lane column is made by the compiled kernel when its items are plain floats (the
+    same operations on the same doubles), else by the comprehension beside it."""
+    native = kernel()
+    limits = c.limits
+    room = native.active_room(demands, limits, alloc) if native else None
+    if room is None:
+        room = [
+            limit - a if d > 0 and limit > a else 0.0
+            for d, limit, a in zip(demands, limits, alloc, strict=True)
+        ]
     admitted = alloc
     if _fillable(room, c, residual):
         active = progressive_fill(room, c.weights, c.lane_pools, c.pool_lanes, residual, c.packed)
         residual = _unused(residual, active)
-        admitted = [a + x for a, x in zip(admitted, active.allocation, strict=True)]
-    room = [limit if d <= 0 else 0.0 for d, limit in zip(demands, c.limits, strict=True)]
+        admitted = _added(admitted, active.allocation)
+    room = native.idle_room(demands, limits) if native else None
+    if room is None:
+        room = [limit if d <= 0 else 0.0 for d, limit in zip(demands, limits, strict=True)]
     if _fillable(room, c, residual):
         idle = progressive_fill(room, c.weights, c.lane_pools, c.pool_lanes, residual, c.packed)
-        admitted = [a + y for a, y in zip(admitted, idle.allocation, strict=True)]
-    admitted = [a if a < limit else limit for a, limit in zip(admitted, c.limits, strict=True)]
-    lanes = LaneResults(c.lane_keys, c.lane_index, demands, caps, alloc, admitted)
-    return Allocation(lanes=lanes, pools=pool_results)
+        admitted = _added(admitted, idle.allocation)
+    clamped = native.clamp(admitted, limits) if native else None
+    if clamped is None:
+        clamped = [a if a < limit else limit for a, limit in zip(admitted, limits, strict=True)]
+    return clamped
+
+
+def _added(admitted: list[float], more: list[float]) -> list[float]:
+    native = kernel()
+    summed = native.add(admitted, more) if native else None
+    if summed is None:
+        summed = [a + x for a, x in zip(admitted, more, strict=True)]
+    return summed
 
 
 def _lane_caps(c: CompiledTopology, demand: Mapping[str, float]) -> tuple[list[float], list[float]]:

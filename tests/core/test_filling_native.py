@@ -367,3 +367,42 @@ def test_demand_checks_and_caps_are_the_python_ones(demand: Any) -> None:
     finally:
         filling._native = kernel
     assert native == python
+
+
+@needs_native
+@settings(max_examples=1500, deadline=None)
+@given(st.lists(st.tuples(ODD, ODD, ODD), max_size=12))
+def test_lane_columns_are_the_comprehensions(rows: list[tuple[Any, Any, Any]]) -> None:
+    """allocate's per-lane columns in the kernel: each item as its comprehension makes it (the
+    clamp keeps the very objects); ints and other non-floats leave it to the comprehension."""
+    from arklow_pulumi.core import _filling as k
+
+    d = [r[0] for r in rows]
+    limits = tuple(r[1] for r in rows)
+    a = [r[2] for r in rows]
+    ops: dict[str, tuple[Any, list[Any], list[list[Any] | tuple[Any, ...]]]] = {
+        "active_room": (
+            k.active_room(d, limits, a),
+            [lim - x if v > 0 and lim > x else 0.0 for v, lim, x in zip(d, limits, a, strict=True)],
+            [d, limits, a],
+        ),
+        "idle_room": (
+            k.idle_room(d, limits),
+            [lim if v <= 0 else 0.0 for v, lim in zip(d, limits, strict=True)],
+            [d, limits],
+        ),
+        "add": (k.add(d, a), [v + x for v, x in zip(d, a, strict=True)], [d, a]),
+        "clamp": (
+            k.clamp(a, limits),
+            [x if x < lim else lim for x, lim in zip(a, limits, strict=True)],
+            [a, limits],
+        ),
+    }
+    for name, (column, want, used) in ops.items():
+        if not all(type(x) is float for seq in used for x in seq):
+            assert column is None, name
+            continue
+        assert column is not None, name
+        assert [x.hex() for x in column] == [x.hex() for x in want], name
+        if name == "clamp":
+            assert all(x is y for x, y in zip(column, want, strict=True)), name
