@@ -20,7 +20,8 @@ Reading keeps the meaning of one row per lane per tick:
   newest first, only their lane blob unless a row holds a lane not yet seen, and stops once every
   lane of the dictionary is seen (a lane in the topology is written at least once per keyframe
   interval, so about an hour of ticks) or the oldest row is read (a lane that left the topology,
-  or first appeared after ``at_most``, is looked for until then);
+  or first appeared after ``at_most``, is looked for until then: once 16 or fewer lanes are
+  left, by searching each row's lane bytes, about 0.25 ms a row of 10,000 lanes on SQLite);
 - pruning deletes whole tick rows, oldest first; a batch is counted in lane rows (``n``), rounded
   up to whole tick rows, and takes at least ``min_ticks`` of them.
 """
@@ -38,6 +39,7 @@ from sqlalchemy import Connection, Table, delete, func, select
 
 from arklow_pulumi.store.engine import Store
 from arklow_pulumi.store.history_packing import (
+    lanes_in,
     pack_demands,
     pack_lanes,
     unpack_demands,
@@ -53,6 +55,7 @@ _LANE_IDS: WeakKeyDictionary[Store, dict[str, int]] = WeakKeyDictionary()
 _SELECT_CHUNK = 500  # lanes named in one ``IN (...)`` when new lanes' ids are read back
 _PAGE = 32  # tick rows read at a time, newest first
 _LANE = itemgetter(0)
+_FEW = 16  # unseen lanes looked for by searching the lane blob's bytes
 
 
 # -- writing ----------------------------------------------------------------------------------
@@ -158,10 +161,16 @@ def latest_per_lane(conn: Connection, at_most: float | None) -> dict[str, tuple[
             unseen = set(names)
         if not unseen:
             break
-        lanes = unpack_lanes(lane_blob)
-        hit = unseen.intersection(lanes)
-        if not hit:
-            continue
+        if len(unseen) <= _FEW:  # the last few (lanes gone from the topology): a byte search
+            hit = lanes_in(bytes(lane_blob), unseen)
+            if not hit:
+                continue
+            lanes = unpack_lanes(lane_blob)
+        else:
+            lanes = unpack_lanes(lane_blob)
+            hit = unseen.intersection(lanes)
+            if not hit:
+                continue
         unseen -= hit
         position = dict(zip(lanes, range(len(lanes)), strict=True))  # a lane's last position
         demands = _demands_of(conn, id_)

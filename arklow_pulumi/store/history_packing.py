@@ -15,11 +15,13 @@ lane twice in one tick keeps its later value last, as its later row did.
 
 from __future__ import annotations
 
+import struct
 import sys
 from array import array
 from collections.abc import Iterable
 
 _BIG_ENDIAN = sys.byteorder == "big"
+_ONE_LANE = struct.Struct("<i")
 if array("i").itemsize != 4 or array("d").itemsize != 8:  # pragma: no cover - exotic platforms
     raise ImportError("demand history packing needs 4-byte 'i' and 8-byte 'd' arrays")
 
@@ -44,6 +46,20 @@ def unpack_demands(blob: bytes | memoryview) -> array[float]:
     values = array("d")
     _load(values, blob)
     return values
+
+
+def lanes_in(blob: bytes, ids: Iterable[int]) -> set[int]:
+    """Which of ``ids`` a lane blob holds, found in the bytes (no array of the whole row): for a
+    reader looking for a few lanes through many rows."""
+    found = set()
+    for lane in ids:
+        needle = _ONE_LANE.pack(lane)
+        at = blob.find(needle)
+        while at > 0 and at % 4:  # a match across two items: look further
+            at = blob.find(needle, at + 1)
+        if at >= 0:
+            found.add(lane)
+    return found
 
 
 def _little_endian(values: array[int] | array[float]) -> bytes:

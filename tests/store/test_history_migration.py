@@ -12,7 +12,7 @@ from alembic.config import Config
 from sqlalchemy import Engine, create_engine, text
 
 from arklow_pulumi.store import open_store
-from arklow_pulumi.store.engine import MIGRATIONS, close_stores, normalize_url
+from arklow_pulumi.store.engine import MIGRATIONS, SCHEMA_REVISION, close_stores, normalize_url
 from arklow_pulumi.store.runtime import demand_trace, history_rows, load_snapshot
 
 # (tick, at, lane, demand) in id order, as ticks wrote them at 0004: a tick's rows together, a
@@ -62,7 +62,8 @@ def test_history_is_packed_on_upgrade_and_unpacked_on_downgrade(store_url: str) 
             )
         store = open_store(store_url)  # a writer: migrates to the newest revision
         with engine.connect() as conn:
-            assert conn.execute(text("SELECT version_num FROM alembic_version")).scalar() == "0005"
+            version = conn.execute(text("SELECT version_num FROM alembic_version")).scalar()
+            assert version == SCHEMA_REVISION
             packed = conn.execute(text("SELECT tick, at, n FROM runtime_demand_ticks ORDER BY id"))
             assert packed.all() == [(1, 100.0, 3), (2, 110.0, 1), (3, 120.0, 3), (4, 130.0, 1)]
         assert history_rows(store) == len(OLD_ROWS)

@@ -23,6 +23,7 @@ from arklow_pulumi.store import Store, open_store, runtime
 from arklow_pulumi.store.demand_history import forget_lanes
 from arklow_pulumi.store.engine import close_stores
 from arklow_pulumi.store.history_packing import (
+    lanes_in,
     pack_demands,
     pack_lanes,
     unpack_demands,
@@ -48,7 +49,8 @@ DEMANDS = st.one_of(
     st.sampled_from([0.0, -0.0, 5e-324, 2.2250738585072014e-308, 1e12, 1e308, 0.1, 1 / 3]),
     st.floats(min_value=0.0, allow_nan=False, allow_infinity=False),
 )
-LANES = st.sampled_from([f"d{i}/l{j}" for i in range(4) for j in range(3)] + ["é/ünï"])
+# More lanes than a reader looks for by byte search (16): both of its ways are taken.
+LANES = st.sampled_from([f"d{i}/l{j}" for i in range(5) for j in range(4)] + ["é/ünï"])
 TICKS = st.lists(
     st.tuples(
         st.sampled_from([0.0, 10.0, 20.0, 30.0, 40.0, 55.5]),  # equal times, any order
@@ -120,6 +122,17 @@ def test_the_blobs_round_trip_exactly(ids: list[int], demands: list[float]) -> N
     assert demand_blob == struct.pack(f"<{len(demands)}d", *demands)  # float64 little-endian
     assert list(unpack_lanes(lane_blob)) == ids
     assert [bits(d) for d in unpack_demands(demand_blob)] == [bits(d) for d in demands]
+
+
+@given(
+    ids=st.lists(st.integers(0, 2**31 - 1), max_size=6), probes=st.lists(st.integers(0, 2**31 - 1))
+)
+def test_the_lanes_a_blob_holds_are_found_in_its_bytes(ids: list[int], probes: list[int]) -> None:
+    blob = pack_lanes(ids)
+    # values that appear in the bytes across two items, which the blob does not hold
+    across = [struct.unpack("<i", blob[k : k + 4])[0] for k in range(1, len(blob) - 3, 2)]
+    wanted = [p for p in [*probes, *across, *ids[:2]] if p >= 0]
+    assert lanes_in(blob, wanted) == set(wanted) & set(ids)
 
 
 def test_a_torn_blob_is_refused() -> None:
