@@ -114,3 +114,33 @@ def test_history_is_packed_on_upgrade_and_unpacked_on_downgrade(store_url: str) 
     finally:
         close_stores()
         engine.dispose()
+
+
+def test_a_history_larger_than_a_batch_is_packed_whole(store_url: str) -> None:
+    """More old rows than the migration reads at a time: packed rows are inserted while the old
+    ones are still streamed (a server-side cursor on PostgreSQL)."""
+    if store_url.startswith("sqlite:///"):
+        Path(store_url.removeprefix("sqlite:///")).parent.mkdir(parents=True, exist_ok=True)
+    old = [
+        {"tick": tick, "at": 10.0 * tick, "lane": f"d{lane % 9}/l{lane}", "demand": tick + lane / 7}
+        for tick in range(1, 15)
+        for lane in range(1_500 + tick)
+    ]
+    engine = create_engine(normalize_url(store_url))
+    try:
+        _alembic(engine, "upgrade", "0004")
+        with engine.begin() as conn:
+            conn.execute(
+                text(
+                    "INSERT INTO runtime_demand_history (tick, at, lane, demand) "
+                    "VALUES (:tick, :at, :lane, :demand)"
+                ),
+                old,
+            )
+        store = open_store(store_url)
+        assert history_rows(store) == len(old)
+        expected = sorted(((r["at"], r["lane"], r["demand"]) for r in old), key=lambda r: r[:2])
+        assert _bits(demand_trace(store, 0.0)) == _bits(expected)
+    finally:
+        close_stores()
+        engine.dispose()

@@ -62,15 +62,17 @@ def upgrade() -> None:
         for id_, lane in conn.execute(sa.text("SELECT id, lane FROM runtime_demand_lanes"))
     }
     packed: list[dict[str, Any]] = []
+    held = 0  # lane rows in ``packed``
     for (tick, at), rows in _ticks(conn):
         lanes = array("i", [ids[lane] for lane, _demand in rows])
         demands = array("d", [demand for _lane, demand in rows])
         packed.append(
             {"tick": tick, "at": at, "n": len(rows), "lanes": _le(lanes), "demands": _le(demands)}
         )
-        if sum(p["n"] for p in packed) >= _BATCH:
+        held += len(rows)
+        if held >= _BATCH:  # inserted while the old rows are still being read
             _insert_ticks(conn, packed)
-            packed = []
+            packed, held = [], 0
     _insert_ticks(conn, packed)
     op.drop_index("ix_runtime_demand_history_at", "runtime_demand_history")
     op.drop_table("runtime_demand_history")
