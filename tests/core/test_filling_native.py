@@ -11,6 +11,7 @@ so a test fails if the package silently fell back to the Python.
 
 from __future__ import annotations
 
+import importlib.machinery
 import os
 import pickle
 import subprocess
@@ -98,7 +99,7 @@ def test_the_native_kernel_is_loaded() -> None:
     assert filling.NATIVE
     from arklow_pulumi.core import _filling
 
-    assert _filling.__file__.endswith(".so")
+    assert _filling.__file__.endswith(tuple(importlib.machinery.EXTENSION_SUFFIXES))
 
 
 def test_pure_python_is_forced_by_the_environment() -> None:
