@@ -109,7 +109,7 @@ def report_demand(controller: Controller, demand: Mapping[str, float]) -> None:
 STEPS = {
     "observe": "topology check (and load when changed), demand reports, one describe",
     "decide": "allocation, single-tick decision, scale policy",
-    "act": "changes against the described groups; each resize fenced (one lease renewal)",
+    "act": "changes against the described groups; each resize fenced (one lease renewal shared by the resizes of a tick)",
     "publish": "published value (kept in memory, served by the API), its stored document, "
     "the demand-history rows",
     "persist": "one fenced SQLite transaction: lease renewal, changed target rows, 1,000 "
@@ -514,7 +514,7 @@ def tick_section(timed: Mapping[str, Any]) -> list[str]:
         f"{steps['publish']:.0f} ms and persist {steps['persist']:.0f} ms (10,000 "
         "demand-history rows each tick: every lane's demand changed; the 1,000 "
         "recommendations; the packed published document); act "
-        f"{steps['act']:.0f} ms (one lease renewal per resize, then the resize).",
+        f"{steps['act']:.0f} ms (one lease renewal, shared by the tick's resizes, then the resizes).",
         "",
         "The tick's persistence stays on the critical path: the fenced write happens before the "
         "tick is published in memory (both in `Controller._publish`), so the API never serves "

@@ -113,6 +113,10 @@ class TickSettings:
     retention_s: float = 7 * DAY_S
     keyframe_s: float = 3600.0
     dry_run: bool = False
+    # One compare-and-set renewal fences every resize started within this many seconds of it
+    # (monotonic clock; with an elector, never more than half the gap between the lease and
+    # its renew deadline): a tick's resizes, sent together, share one renewal.
+    fence_reuse_s: float = 1.0
     # After a tick that (re)loaded the topology, freeze the long-lived heap out of the cyclic
     # collector's scans (:mod:`.heap`): the process turns this on, embedded controllers do not.
     settle_heap: bool = False
@@ -184,7 +188,7 @@ class Controller:
         self.say = say
         self._memory = _Memory()
         self._sink = StoreDemandSink(self)
-        # The act step's resizes run in parallel; their fence checks (one renewal each) take
+        # The act step's resizes run in parallel; their fence checks (sharing renewals) take
         # turns here rather than in the database's lock wait (SQLite's busy handler sleeps).
         self._fencing = threading.Lock()
         # Set on PostgreSQL (replicas): who leads, and the renew deadline every resize respects.
@@ -320,7 +324,8 @@ class Controller:
         if not changes:
             return ActReport()
         lease = self._held()
-        fence = Fence(lambda: self._fence(lease), lease.epoch, tick)
+        renewal = _Renewal(self._fence_reuse_s())
+        fence = Fence(lambda: self._fence(lease, renewal), lease.epoch, tick)
         report = apply_changes(self.supply, changes, fence)
         for change, result in report.done:
             if result.changed:
@@ -338,17 +343,30 @@ class Controller:
             raise LeaseLost("this replica does not lead; nothing written or resized")
         return lease
 
-    def _fence(self, lease: Lease) -> None:
+    def _fence(self, lease: Lease, renewal: _Renewal) -> None:
         """Right before one resize: still leading by the renew deadline (this replica's monotonic
-        clock) and by the epoch in the database (compare-and-set renewal), then the deadline once
-        more (the renewal may have taken long)."""
+        clock) and by the epoch in the database, then the deadline once more (the renewal may
+        have taken long). The epoch is checked by a compare-and-set renewal, made by the first
+        resize of the act step and again whenever the last one started longer ago than the
+        reuse window: a renewal that succeeded at (database) time D keeps any other replica out
+        until D + lease, far beyond the window."""
         elector = self.elector
         if elector is not None and elector.leading() != lease:
             raise LeaseLost(f"lease epoch {lease.epoch} no longer held; resize not sent")
         with self._fencing:
-            renew_lease(self.store, lease)  # fenced: a replica that lost the lease stops here
+            started = self.clock.monotonic()
+            if not renewal.covers(started):
+                renew_lease(self.store, lease)  # fenced: a replica that lost it stops here
+                renewal.started = started
         if elector is not None and elector.leading() != lease:
             raise LeaseLost(f"lease epoch {lease.epoch} no longer held; resize not sent")
+
+    def _fence_reuse_s(self) -> float:
+        reuse = self.settings.fence_reuse_s
+        if self.elector is not None:
+            timing = self.elector.timing
+            reuse = min(reuse, (timing.lease_s - timing.renew_deadline_s) / 2)
+        return reuse
 
     # -- replicas (PostgreSQL) ------------------------------------------------------------------
 
@@ -447,6 +465,17 @@ class Controller:
         """How far back recommendations matter: the longest scale-down window, and a tick."""
         windows = [p.scale_policy.scale_down_window_s for p in topo.pools.values()]
         return max([DEFAULT_POLICY.scale_down_window_s, *windows]) + self.settings.interval_s
+
+
+@dataclass(slots=True)
+class _Renewal:
+    """The act step's last successful lease renewal: when it started (monotonic), if any."""
+
+    reuse_s: float
+    started: float | None = None
+
+    def covers(self, now: float) -> bool:
+        return self.started is not None and now - self.started < self.reuse_s
 
 
 def _in_target_order(decision: Decision) -> list[tuple[TargetId, TargetDecision]]:

@@ -5,9 +5,11 @@ from __future__ import annotations
 import math
 from collections.abc import Callable
 from dataclasses import replace
+from typing import Any
 
 import pytest
 
+from arklow_pulumi.controller import acting, ticking
 from arklow_pulumi.controller.observing import Observation
 from arklow_pulumi.controller.ports import DemandReport
 from arklow_pulumi.controller.ticking import Controller, TickSettings, run_loop
@@ -475,3 +477,68 @@ def test_garbage_cycles_a_tick_made_are_collected_by_its_end(
     finally:
         gc.unfreeze()
     assert len(made) == 3
+
+
+def three_pools() -> Topology:
+    return topo(
+        [dest(f"d{k}", [f"r{k}"], lane("work", 64)) for k in range(3)],
+        [
+            pool(f"p{k}", f"r{k}", [f"d{k}"], scale_targets=[target(f"g{k}", 1, 10, 8, 1)])
+            for k in range(3)
+        ],
+    )
+
+
+@pytest.mark.parametrize(("reuse_s", "renewals"), [(1.0, 1), (0.0, 3)])
+def test_the_resizes_of_a_tick_share_one_lease_renewal_within_the_reuse_window(
+    store: Store,
+    lease: Lease,
+    clock: FakeClock,
+    monkeypatch: pytest.MonkeyPatch,
+    reuse_s: float,
+    renewals: int,
+) -> None:
+    topology = three_pools()
+    put_topology(store, topology)
+    supply = groups_for(topology)
+    controller = make_controller(store, supply, lease, clock, fence_reuse_s=reuse_s)
+    seen: list[Lease] = []
+    real = runtime.renew_lease
+
+    def counted(store: Store, lease: Lease) -> None:
+        seen.append(lease)
+        real(store, lease)
+
+    monkeypatch.setattr(ticking, "renew_lease", counted)
+    report(controller, d0__work=40, d1__work=40, d2__work=40)
+    controller.tick()
+    assert supply.calls["write"] == 3
+    assert seen == [lease] * renewals
+
+
+def test_a_renewal_older_than_the_window_is_made_again_and_a_lost_lease_sends_nothing(
+    store: Store, lease: Lease, clock: FakeClock, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    topology = three_pools()
+    put_topology(store, topology)
+    supply = groups_for(topology)
+    controller = make_controller(store, supply, lease, clock)
+    real_set = supply.set_desired
+    taken: list[Lease] = []
+
+    def slow_set(*args: Any, **kw: Any) -> Any:
+        # each resize takes 0.6 s; after the first, another replica takes the lease over
+        clock.mono += 0.6
+        if not taken:
+            taken.append(acquire_lease(store, "other", 15.0, force=True) or lease)
+        return real_set(*args, **kw)
+
+    monkeypatch.setattr(supply, "set_desired", slow_set)
+    monkeypatch.setattr(acting, "MAX_PARALLEL", 1)
+    report(controller, d0__work=40, d1__work=40, d2__work=40)
+    with pytest.raises(LeaseLost):
+        controller.tick()
+    # The first resize renewed and went out; the second started 0.6 s later, inside the window
+    # (sent under the renewal before the take-over: the lease holds for 15 s after it); the
+    # third, 1.2 s after the renewal, renewed again, found the lease taken and sent nothing.
+    assert supply.calls["write"] == 2
