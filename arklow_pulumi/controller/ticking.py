@@ -16,7 +16,8 @@ of each lane, and the lease it writes under. A tick:
    :meth:`Controller.plan` (``arklow controller plan``) is the one path that writes nothing.
 
 A tick that takes longer than the interval is reported (log and ``TickObserver``) and the next
-one starts right after it, never two at once (:func:`run_loop`).
+one starts right after it, never two at once (:func:`run_loop`). Between two ticks the loop does
+the store's upkeep (:meth:`Controller.after_tick`: SQLite's checkpoint), off the tick's path.
 """
 
 from __future__ import annotations
@@ -64,7 +65,7 @@ from arklow_pulumi.core.deciding import (
 from arklow_pulumi.core.errors import ArklowError
 from arklow_pulumi.core.policy import DEFAULT_POLICY
 from arklow_pulumi.core.topology import Topology
-from arklow_pulumi.store.engine import Store
+from arklow_pulumi.store.engine import Store, StoreError, checkpoint
 from arklow_pulumi.store.revision import topology_revision
 from arklow_pulumi.store.runtime import (
     Lease,
@@ -318,6 +319,19 @@ class Controller:
         self._publish(view, report)
         return view.published, view.decision, changes, report, plan
 
+    def after_tick(self, delay_s: float) -> float:
+        """Upkeep that is no part of a tick's answer, done in the time the loop waits anyway:
+        SQLite's write-ahead log copied back into the database (:func:`checkpoint`), which
+        SQLite would otherwise do inside the commit of every few ticks. A failure is logged and
+        left to the next one (SQLite still checkpoints by itself past 1,000 pages). Returns what
+        is left of ``delay_s``."""
+        started = self.clock.monotonic()
+        try:
+            checkpoint(self.store)
+        except StoreError as exc:
+            log.warning("store checkpoint: %s", str(exc).splitlines()[0])
+        return max(0.0, delay_s - (self.clock.monotonic() - started))
+
     # -- act and publish -------------------------------------------------------------------
 
     def _act(self, changes: tuple[Change, ...], tick: int) -> ActReport:
@@ -489,7 +503,7 @@ def run_loop(controller: Controller, wait: Callable[[float], bool]) -> None:
     unreachable) is logged and the loop goes on; a lost lease ends it (:class:`LeaseLost`)."""
     while True:
         try:
-            delay = controller.tick().next_delay_s
+            delay = controller.after_tick(controller.tick().next_delay_s)
         except LeaseLost:
             raise
         except ArklowError as exc:

@@ -242,6 +242,29 @@ def reading(store: Store) -> Iterator[Connection]:
             yield conn
 
 
+def checkpoint(store: Store) -> tuple[int, int]:
+    """Copy SQLite's write-ahead log back into the database file now (``PRAGMA
+    wal_checkpoint(PASSIVE)``: it never waits on a reader or a writer, and copies what it can).
+    SQLite otherwise does it inside the commit that grows the log past 1,000 pages, that is
+    inside every few controller ticks. Returns (frames in the log, frames copied); PostgreSQL
+    checkpoints by itself: (0, 0)."""
+    if store.dialect != "sqlite":
+        return 0, 0
+    try:
+        raw = store.engine.raw_connection()  # outside any transaction: a checkpoint needs that
+        try:
+            cursor = raw.cursor()
+            cursor.execute("PRAGMA wal_checkpoint(PASSIVE)")
+            row: tuple[int, int, int] = cursor.fetchone()
+            cursor.close()
+        finally:
+            raw.close()
+    except Exception as exc:
+        raise StoreError(f"store {store.display_url}: {driver_message(exc)}") from exc
+    _busy, frames, copied = row
+    return int(frames), int(copied)
+
+
 def schema_revision(store: Store) -> str | None:
     """The store's Alembic revision, or None for an empty database."""
     with store.engine.connect() as conn:

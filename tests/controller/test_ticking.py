@@ -542,3 +542,33 @@ def test_a_renewal_older_than_the_window_is_made_again_and_a_lost_lease_sends_no
     # (sent under the renewal before the take-over: the lease holds for 15 s after it); the
     # third, 1.2 s after the renewal, renewed again, found the lease taken and sent nothing.
     assert supply.calls["write"] == 2
+
+
+def test_the_loop_checkpoints_the_store_between_ticks_in_the_time_it_waits(
+    setup: Setup, clock: FakeClock, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    controller, _supply = setup
+    real = ticking.checkpoint
+    done: list[tuple[int, int]] = []
+
+    def timed(store: Store) -> tuple[int, int]:
+        clock.mono += 2.0  # the checkpoint takes 2 s of the interval
+        if len(done) == 1:
+            done.append((0, 0))
+            raise StoreError("store sqlite:///x: disk I/O error")  # logged; the loop goes on
+        done.append(real(store))
+        return done[-1]
+
+    monkeypatch.setattr(ticking, "checkpoint", timed)
+    delays: list[float] = []
+
+    def wait(delay: float) -> bool:
+        delays.append(delay)
+        clock.advance(delay)
+        return len(delays) == 3
+
+    run_loop(controller, wait)
+    assert delays == [8.0, 8.0, 8.0]
+    frames, copied = done[0]
+    assert frames > 0 and copied == frames  # the first tick's log, all of it back in the file
+    assert len(done) == 3
