@@ -255,7 +255,7 @@ def checkpoint(store: Store) -> tuple[int, int]:
         try:
             cursor = raw.cursor()
             cursor.execute("PRAGMA wal_checkpoint(PASSIVE)")
-            row: tuple[int, int, int] = cursor.fetchone()
+            row = cursor.fetchone() or (0, 0, 0)
             cursor.close()
         finally:
             raw.close()
