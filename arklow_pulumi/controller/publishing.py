@@ -1,13 +1,9 @@
 """The publish step of a tick: the :class:`~arklow_pulumi.controller.ports.Published` value the
-HTTP API serves, and the demand-history rows the tick adds.
+HTTP API serves (the demand-history rows the tick adds: :mod:`.history`).
 
 A stale lane (reports older than the TTL) keeps the allocation and admission it was last
 published with, marked ``stale``; its ``demand`` is still the last reported value (raw), as the
 contract says. A lane that never reported is simply idle (demand 0).
-
-Demand history stores a lane's demand (as the decision used it: 0 when stale) only when it
-changed, plus a keyframe at least every ``keyframe_s``: a trace row holds until the lane's next
-row (DESIGN.md "Demand trace"), so this is the per-tick series without its repeats.
 """
 
 from __future__ import annotations
@@ -118,31 +114,6 @@ def _pools(obs: Observation, decision: Decision) -> dict[str, PoolView]:
             targets=targets,
         )
     return pools
-
-
-def history_rows(
-    obs: Observation,
-    last_value: dict[str, float],
-    last_at: dict[str, float],
-    keyframe_s: float,
-) -> list[tuple[str, float]]:
-    """The (lane, demand) rows this tick adds; each lane's last row (``last_value``: its demand,
-    ``last_at``: its time) is updated."""
-    keys = obs.topology.lanes_by_key
-    # Both lookups per lane made by ``map`` (no bytecode per lookup); None: the lane has no row.
-    demands = map(obs.demand.get, keys, repeat(0.0))
-    previous = map(last_value.get, keys)
-    at, rows = obs.at, []
-    for key, demand, before in zip(keys, demands, previous, strict=True):
-        if before == demand:
-            if at - last_at[key] < keyframe_s:
-                continue
-        elif before is None and demand == 0.0:
-            continue  # a lane that never had demand adds nothing to a trace
-        rows.append((key, demand))
-    last_value.update(rows)
-    last_at.update(dict.fromkeys([key for key, _demand in rows], at))
-    return rows
 
 
 def observed_from_published(published: Published | None) -> dict[TargetId, Observed]:

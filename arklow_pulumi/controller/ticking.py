@@ -28,6 +28,7 @@ import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Protocol
+from weakref import WeakKeyDictionary
 
 from arklow_pulumi.controller import faults, heap
 from arklow_pulumi.controller.acting import (
@@ -40,6 +41,7 @@ from arklow_pulumi.controller.acting import (
     with_detail,
 )
 from arklow_pulumi.controller.documents import published_from_document, published_json
+from arklow_pulumi.controller.history import LaneHistory
 from arklow_pulumi.controller.observing import (
     Observation,
     describe_targets,
@@ -47,11 +49,7 @@ from arklow_pulumi.controller.observing import (
     group_refs,
 )
 from arklow_pulumi.controller.ports import DemandSink, LeaderView, Published, TickObserver
-from arklow_pulumi.controller.publishing import (
-    build_published,
-    history_rows,
-    observed_from_published,
-)
+from arklow_pulumi.controller.publishing import build_published, observed_from_published
 from arklow_pulumi.controller.sinking import StoreDemandSink
 from arklow_pulumi.core.deciding import (
     Decision,
@@ -154,10 +152,8 @@ class _Memory:
     published: Published | None = None
     tick: int = 0
     history: dict[str, list[Recommendation]] = field(default_factory=dict)
-    # Each lane's last demand-history row: its value and its time, in two maps of floats (the
-    # cyclic collector does not track a dict of strings and floats; a tuple per lane it would).
-    last_value: dict[str, float] = field(default_factory=dict)
-    last_at: dict[str, float] = field(default_factory=dict)
+    # Each lane's last demand-history row (columns over the topology's lanes).
+    lanes: LaneHistory = field(default_factory=LaneHistory)
     observed: dict[TargetId, Observed] = field(default_factory=dict)
     written: dict[str, TargetRecord] = field(default_factory=dict)
     ready: bool = False
@@ -234,8 +230,7 @@ class Controller:
             target: [Recommendation(at, n) for at, n in rows]
             for target, rows in snapshot.recommendations.items()
         }
-        memory.last_value = {lane: value for lane, (value, _at) in snapshot.last_demand.items()}
-        memory.last_at = {lane: at for lane, (_value, at) in snapshot.last_demand.items()}
+        memory.lanes = LaneHistory(snapshot.last_demand)
         memory.written = dict(snapshot.targets)
         self._sink.refresh(topo)
         return topo
@@ -434,7 +429,9 @@ class Controller:
             published=published_json(published),
             targets=[t for t in targets if memory.written.get(t.target) != t],
             recommendations=recommendations,
-            demand=history_rows(obs, memory.last_value, memory.last_at, self.settings.keyframe_s),
+            demand=memory.lanes.rows(
+                lane_keys(obs.topology), obs.demand, obs.at, self.settings.keyframe_s
+            ),
             history_before=obs.at - self.settings.retention_s,
             recommendations_before=obs.at - self._window_s(obs.topology),
         )
@@ -490,6 +487,17 @@ class _Renewal:
 
     def covers(self, now: float) -> bool:
         return self.started is not None and now - self.started < self.reuse_s
+
+
+_LANE_KEYS: WeakKeyDictionary[Topology, tuple[str, ...]] = WeakKeyDictionary()
+
+
+def lane_keys(topo: Topology) -> tuple[str, ...]:
+    """The topology's lane keys in order, one tuple per topology value."""
+    keys = _LANE_KEYS.get(topo)
+    if keys is None:
+        keys = _LANE_KEYS[topo] = tuple(topo.lanes_by_key)
+    return keys
 
 
 def _in_target_order(decision: Decision) -> list[tuple[TargetId, TargetDecision]]:

@@ -30,6 +30,7 @@ from __future__ import annotations
 
 from array import array
 from collections.abc import Iterator, Mapping, Sequence
+from dataclasses import dataclass
 from itertools import repeat
 from operator import itemgetter
 from typing import Any
@@ -61,26 +62,47 @@ _FEW = 16  # unseen lanes looked for by searching the lane blob's bytes
 # -- writing ----------------------------------------------------------------------------------
 
 
+@dataclass(frozen=True, slots=True)
+class DemandRows:
+    """A tick's demand-history rows as two columns of the same length: the lanes and their
+    demands (what the controller makes; :class:`TickRecord` also takes ``(lane, demand)`` rows)."""
+
+    lanes: Sequence[str]
+    demands: Sequence[float]
+
+    def __len__(self) -> int:
+        return len(self.lanes)
+
+    def __iter__(self) -> Iterator[tuple[str, float]]:
+        return zip(self.lanes, self.demands, strict=True)
+
+
 def packed_tick(
-    conn: Connection, store: Store, tick: int, at: float, rows: Sequence[tuple[str, float]]
+    conn: Connection,
+    store: Store,
+    tick: int,
+    at: float,
+    rows: Sequence[tuple[str, float]] | DemandRows,
 ) -> tuple[tuple[int, float, int, bytes, bytes], dict[str, int]]:
     """The tick row of ``rows`` (columns :data:`TICK_COLUMNS`), adding the lanes it is the first
     to record to the dictionary; and the lane ids this transaction learnt (give them to
     :func:`remember_lanes` once it has committed)."""
+    if isinstance(rows, DemandRows):
+        names, demands = rows.lanes, rows.demands
+    else:
+        names, demands = list(map(_LANE, rows)), [demand for _lane, demand in rows]
     cached = _LANE_IDS.get(store)
     learnt = _all_lane_ids(conn) if cached is None else {}
     known = learnt if cached is None else cached
-    try:  # every lane known: one lookup per row, no list of names
-        ids = pack_lanes(map(known.__getitem__, map(_LANE, rows)))
+    try:  # every lane known: one lookup per row
+        ids = pack_lanes(map(known.__getitem__, names))
     except KeyError:
-        names = [lane for lane, _demand in rows]
         learnt.update(
             _add_lanes(conn, [lane for lane in dict.fromkeys(names) if lane not in known])
         )
         known = learnt if cached is None else {**cached, **learnt}
         ids = pack_lanes(map(known.__getitem__, names))
-    demands = pack_demands([demand for _lane, demand in rows])
-    return (tick, at, len(rows), ids, demands), learnt
+    return (tick, at, len(names), ids, pack_demands(demands)), learnt
 
 
 def remember_lanes(store: Store, learnt: Mapping[str, int]) -> None:

@@ -34,7 +34,7 @@ from sqlalchemy import (
 from sqlalchemy.exc import DBAPIError, IntegrityError
 
 from arklow_pulumi.store import demand_history
-from arklow_pulumi.store.demand_history import LANES, TICK_COLUMNS, TICKS
+from arklow_pulumi.store.demand_history import LANES, TICK_COLUMNS, TICKS, DemandRows
 from arklow_pulumi.store.engine import Store, StoreError, reading
 from arklow_pulumi.store.runtime_tables import (
     LEASE_NAME,
@@ -101,7 +101,7 @@ class TickRecord:
     published: Mapping[str, Any] | str
     targets: Sequence[TargetRecord] = ()
     recommendations: Sequence[tuple[str, float, int]] = ()  # (target, at, replicas)
-    demand: Sequence[tuple[str, float]] = ()  # (lane, demand) history rows at ``at``
+    demand: Sequence[tuple[str, float]] | DemandRows = ()  # history rows at ``at``
     # Rows older than these times are pruned in one batch per table per tick (PRUNE_BATCH, or
     # twice the rows the tick adds when that is more; history: whole tick rows, at least two).
     history_before: float | None = None
