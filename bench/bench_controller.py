@@ -52,7 +52,7 @@ class Clock:
 
 PHASES = {
     "topology revision (store)": "topology_revision",
-    "demand reports (store)": "load_demand_rows",
+    "demand reports (store)": "load_demand_split",
     "describe (in-memory binding)": "describe_targets",
     "decide (allocation + scale policy)": "decide",
     "build the published tick": "build_published",

@@ -17,7 +17,7 @@ A failed partition is not fatal: its targets keep their last observation (or the
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from weakref import WeakKeyDictionary
 
@@ -44,22 +44,21 @@ class Observation:
 
 
 def fresh_demand(
-    topo: Topology, reports: Iterable[tuple[str, float, float]], now: float, ttl_s: float
-) -> tuple[dict[str, float], dict[str, float], frozenset[str]]:
-    """From each lane's latest report (lane, demand, reported_at): (raw demand of the
-    topology's lanes, fresh demand, stale lanes)."""
+    topo: Topology, fresh: dict[str, float], stale: dict[str, float]
+) -> tuple[Mapping[str, float], dict[str, float], frozenset[str]]:
+    """From each lane's latest report, split into fresh and stale (lane -> demand): (raw demand
+    of the topology's lanes, fresh demand, stale lanes). Reports of lanes the topology does not
+    hold are left out; ``fresh`` itself is returned (and so changed) when it has none."""
     known = topo.lanes_by_key
-    raw: dict[str, float] = {}
-    fresh: dict[str, float] = {}
-    stale = []
-    for lane, demand, at in reports:
-        if lane in known:
-            raw[lane] = demand
-            if now - at <= ttl_s:
-                fresh[lane] = demand
-            else:
-                stale.append(lane)
-    return raw, fresh, frozenset(stale)
+    unknown = fresh.keys() - known.keys()
+    for lane in unknown:
+        del fresh[lane]
+    stale_lanes = frozenset(lane for lane in stale if lane in known)
+    if not stale_lanes:
+        return fresh, fresh, stale_lanes
+    raw = dict(fresh)
+    raw.update((lane, stale[lane]) for lane in stale_lanes)
+    return raw, fresh, stale_lanes
 
 
 _REFS: WeakKeyDictionary[Topology, tuple[GroupRef, ...]] = WeakKeyDictionary()

@@ -70,7 +70,7 @@ from arklow_pulumi.store.runtime import (
     LeaseLost,
     TargetRecord,
     TickRecord,
-    load_demand_rows,
+    load_demand_split,
     load_published,
     load_snapshot,
     renew_lease,
@@ -240,9 +240,9 @@ class Controller:
     def observe(self) -> Observation:
         now = self.clock.time()
         topo = self._topology()
-        latest = load_demand_rows(self.store)
+        fresh, old = load_demand_split(self.store, now, self.settings.ttl_s)
         self._sink.refresh(topo)
-        reports, demand, stale = fresh_demand(topo, latest, now, self.settings.ttl_s)
+        reports, demand, stale = fresh_demand(topo, fresh, old)
         targets = scale_targets(topo)
         faults.hit("describe")
         groups, observed, errors, read = describe_targets(

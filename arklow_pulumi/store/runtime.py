@@ -14,7 +14,6 @@ unconditionally with epoch 1; on PostgreSQL an acquisition that takes over bumps
 
 from __future__ import annotations
 
-import hashlib
 import json
 from collections.abc import Iterator, Mapping, Sequence
 from contextlib import contextmanager
@@ -23,7 +22,6 @@ from typing import Any
 
 from sqlalchemy import (
     Connection,
-    Float,
     Table,
     delete,
     insert,
@@ -274,12 +272,38 @@ def load_demand_rows(store: Store) -> list[tuple[str, float, float]]:
         return _driver_rows(conn, f"SELECT lane, demand, reported_at FROM {REPORTS.name}")
 
 
-def _driver_rows(conn: Connection, sql: str) -> list[tuple[Any, ...]]:
+def load_demand_split(
+    store: Store, now: float, ttl_s: float
+) -> tuple[dict[str, float], dict[str, float]]:
+    """Every lane's latest report as two maps lane -> demand: the fresh ones (``now -
+    reported_at <= ttl_s``, computed by the database in doubles as Python would) and the stale
+    ones. Each map is made by the driver's rows straight into ``dict`` (no bytecode per report:
+    the tick reads 10,000 and more)."""
+    fresh_if = f"{_mark(store)} - reported_at <= {_mark(store)}"
+    table = REPORTS.name
+    with _transaction(store, readonly=True) as conn:
+        fresh = _driver_rows(
+            conn, f"SELECT lane, demand FROM {table} WHERE {fresh_if}", (now, ttl_s)
+        )
+        stale = _driver_rows(
+            conn, f"SELECT lane, demand FROM {table} WHERE NOT ({fresh_if})", (now, ttl_s)
+        )
+    return dict(fresh), dict(stale)
+
+
+def _mark(store: Store) -> str:
+    return "?" if store.engine.dialect.paramstyle == "qmark" else "%s"
+
+
+def _driver_rows(conn: Connection, sql: str, params: tuple[Any, ...] = ()) -> list[tuple[Any, ...]]:
     """Plain tuples from the driver's cursor, in the connection's transaction (no result
     processing: the columns read this way are numbers and text)."""
     cursor = conn.connection.cursor()
     try:
-        cursor.execute(sql)
+        if params:
+            cursor.execute(sql, params)
+        else:
+            cursor.execute(sql)
         return list(cursor.fetchall())
     finally:
         cursor.close()
@@ -400,44 +424,6 @@ def _upsert(
 
 
 # -- reading back ---------------------------------------------------------------------------
-
-
-def topology_fingerprint(store: Store) -> str:
-    """A digest of every topology row: the controller rebuilds (and recompiles) its topology only
-    when this changes. Read it *before* loading the topology, so a change landing in between
-    makes the next tick reload.
-
-    The database does the reading: each table comes back as one text, a JSON array per row in
-    primary-key order, and only that text is hashed here. Floats are written with 17 significant
-    digits on SQLite (its printf needs the ``!`` flag for more than 16), so every stored bit
-    counts; PostgreSQL writes them exactly. A JSON array is an unambiguous encoding, so two
-    different sets of rows never give the same text."""
-    from arklow_pulumi.store.tables import Base
-
-    digest = hashlib.sha256()
-    with _transaction(store, readonly=True) as conn:
-        for name in ("destinations", "pools", "memberships", "scale_targets"):
-            ((table_text,),) = _driver_rows(conn, _table_text_sql(Base.metadata.tables[name], conn))
-            digest.update((table_text or "").encode())
-            digest.update(b"|")
-    return digest.hexdigest()
-
-
-def _table_text_sql(table: Table, conn: Connection) -> str:
-    quote = conn.dialect.identifier_preparer.quote
-    names = {c.name: quote(c.name) for c in table.columns}
-    order = ", ".join(names[c.name] for c in table.primary_key.columns)
-    if conn.dialect.name == "postgresql":
-        row = f"json_build_array({', '.join(names.values())})::text"
-        return f"SELECT string_agg({row}, chr(10) ORDER BY {order}) FROM {quote(table.name)}"
-    values = [
-        f"CASE WHEN {names[c.name]} IS NULL THEN NULL ELSE printf('%!.17g', {names[c.name]}) END"
-        if isinstance(c.type, Float)
-        else names[c.name]
-        for c in table.columns
-    ]
-    rows = f"SELECT json_array({', '.join(values)}) AS r FROM {quote(table.name)} ORDER BY {order}"
-    return f"SELECT group_concat(r, char(10)) FROM ({rows})"
 
 
 def load_snapshot(store: Store, recommendations_since: float) -> RuntimeSnapshot:

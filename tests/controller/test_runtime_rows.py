@@ -32,14 +32,13 @@ from arklow_pulumi.store.runtime import (
     TickRecord,
     acquire_lease,
     load_demand_reports,
+    load_demand_split,
     load_published,
     load_snapshot,
     store_demand_reports,
-    topology_fingerprint,
     write_tick,
 )
 from tests.builders import dest, lane, pool, target, topo
-from tests.controller.conftest import put_topology
 from tests.store import postgres_server
 
 
@@ -95,28 +94,6 @@ def published(tick: int = 7) -> Published:
             "empty": PoolView("cpu", 0.0, 1.0, None, "constrained", 0, {}),
         },
     )
-
-
-def test_the_topology_digest_changes_with_any_stored_value_and_only_then(
-    any_store: Store,
-) -> None:
-    put_topology(any_store, shared())
-    first = topology_fingerprint(any_store)
-    put_topology(any_store, shared())  # the same rows written again
-    assert topology_fingerprint(any_store) == first
-    seen = {first}
-    # a capacity one bit away (17 significant digits tell them apart), a lane's weight in the
-    # destination's JSON document, a target's units, a membership gone
-    for changed in (
-        shared(capacity=math.nextafter(4.0, 5.0)),
-        shared(weight=2.0),
-        shared(upr=math.nextafter(8.0, 9.0)),
-        topo([dest("search", ["gpu"], lane("batch", 64))], [pool("shared-gpu", "gpu", [])]),
-    ):
-        put_topology(any_store, changed)
-        digest = topology_fingerprint(any_store)
-        assert digest not in seen
-        seen.add(digest)
 
 
 def test_a_published_tick_round_trips_bit_for_bit_through_the_store(any_store: Store) -> None:
@@ -212,3 +189,24 @@ def test_lanes_kept_as_columns_read_and_store_as_lane_views_do() -> None:
     as_columns = replace(published(), lanes=columns)
     assert published_json(as_columns) == published_json(published())
     assert published_from_document(json.loads(published_json(as_columns))) == published()
+
+
+def test_reports_split_into_fresh_and_stale_as_python_would_compare_their_age(
+    any_store: Store,
+) -> None:
+    lease = acquire_lease(any_store, "test", 15.0, force=True)
+    now, ttl = 1_800_000_030.1, 30.0
+    edge = now - ttl  # its age, computed as ``now - at``, is ttl or a hair either side
+    ages = {
+        "a/at-edge": edge,
+        "a/older": math.nextafter(edge, 0.0),
+        "a/newer": math.nextafter(edge, math.inf),
+        "a/now": now,
+        "b/future": now + 5.0,
+    }
+    for key, at in ages.items():
+        store_demand_reports(any_store, lease, [(key, 2.5)], at)
+    fresh, stale = load_demand_split(any_store, now, ttl)
+    assert set(fresh) == {key for key, at in ages.items() if now - at <= ttl}
+    assert set(stale) == {key for key, at in ages.items() if not now - at <= ttl}
+    assert fresh["a/now"] == 2.5 and set(fresh) | set(stale) == set(ages)

@@ -15,7 +15,7 @@ from arklow_pulumi.controller.ports import DemandReport
 from arklow_pulumi.controller.ticking import Controller, TickSettings, run_loop
 from arklow_pulumi.core.deciding import Decision
 from arklow_pulumi.core.topology import GroupRef, Topology
-from arklow_pulumi.store import runtime
+from arklow_pulumi.store import engine, runtime
 from arklow_pulumi.store.engine import Store, StoreError
 from arklow_pulumi.store.runtime import Lease, LeaseLost, acquire_lease, history_rows
 from arklow_pulumi.supply.errors import TemporarySupplyError
@@ -347,16 +347,16 @@ def test_a_failed_tick_is_logged_and_the_loop_goes_on_until_the_lease_is_lost(
     controller, _supply = setup
     controller.tick()
     assert controller.ready()
-    real_load = runtime.load_demand_rows
+    real_load = runtime.load_demand_split
     calls = {"n": 0}
 
-    def flaky(store: Store) -> list[tuple[str, float, float]]:
+    def flaky(store: Store, now: float, ttl_s: float) -> tuple[dict[str, float], dict[str, float]]:
         calls["n"] += 1
         if calls["n"] == 1:
             raise StoreError("store sqlite:///x: database is locked")
-        return real_load(store)
+        return real_load(store, now, ttl_s)
 
-    monkeypatch.setattr("arklow_pulumi.controller.ticking.load_demand_rows", flaky)
+    monkeypatch.setattr("arklow_pulumi.controller.ticking.load_demand_split", flaky)
     delays: list[float] = []
 
     def wait(delay: float) -> bool:
@@ -548,7 +548,7 @@ def test_the_loop_checkpoints_the_store_between_ticks_in_the_time_it_waits(
     setup: Setup, clock: FakeClock, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     controller, _supply = setup
-    real = ticking.checkpoint
+    real = engine.checkpoint
     done: list[tuple[int, int]] = []
 
     def timed(store: Store) -> tuple[int, int]:
