@@ -29,7 +29,7 @@ from weakref import WeakKeyDictionary
 from arklow_pulumi.core.errors import InvalidInput, Problem
 from arklow_pulumi.core.filling import Filling, kernel, pack, progressive_fill
 from arklow_pulumi.core.limits import MAX_UNITS
-from arklow_pulumi.core.scaling import desired_replicas
+from arklow_pulumi.core.scaling import ScalePlan, desired_for_pools, scale_plan
 from arklow_pulumi.core.topology import Pool, Topology
 
 PoolState = Literal["idle", "steady", "constrained"]
@@ -131,6 +131,8 @@ class CompiledTopology:
     pool_lanes: tuple[tuple[tuple[int, float], ...], ...]
     pools: tuple[Pool, ...] = ()  # by position, as pool_names
     packed: bytes | None = None  # weights and incidences for the compiled filling kernel
+    supplies: tuple[float, ...] = ()  # each pool's supply (Pool.supply, a sum made once)
+    scale_plans: tuple[ScalePlan, ...] = ()  # each pool's scale targets, as scaling reads them
 
 
 _COMPILED: WeakKeyDictionary[Topology, CompiledTopology] = WeakKeyDictionary()
@@ -171,6 +173,7 @@ def _compile(topo: Topology) -> CompiledTopology:
                 pool_lanes[p].append((i, c))
     weights_t, lane_pools_t = tuple(weights), tuple(lane_pools)
     pool_lanes_t = tuple(tuple(lanes) for lanes in pool_lanes)
+    pools = tuple(topo.pools.values())
     return CompiledTopology(
         lane_keys=tuple(lane_keys),
         lane_index={key: i for i, key in enumerate(lane_keys)},
@@ -179,8 +182,10 @@ def _compile(topo: Topology) -> CompiledTopology:
         limits=tuple(limits),
         lane_pools=lane_pools_t,
         pool_lanes=pool_lanes_t,
-        pools=tuple(topo.pools.values()),
+        pools=pools,
         packed=pack(weights_t, lane_pools_t, pool_lanes_t, len(pool_names)),
+        supplies=tuple(pool.supply for pool in pools),
+        scale_plans=tuple(scale_plan(p.headroom, p.scale_targets, p.capacity) for p in pools),
     )
 
 
@@ -232,12 +237,10 @@ def allocate(
     _check_demand(c, demand)
     demands, caps = _lane_caps(c, demand)
     if capacity is None:
-        supply = [pool.supply for pool in c.pools]
+        supply = list(c.supplies)
     else:
-        supply = [
-            capacity.get(name, pool.supply)
-            for name, pool in zip(c.pool_names, c.pools, strict=True)
-        ]
+        get = capacity.get
+        supply = [get(name, s) for name, s in zip(c.pool_names, c.supplies, strict=True)]
     first = progressive_fill(caps, c.weights, c.lane_pools, c.pool_lanes, supply, c.packed)
     alloc = first.allocation
     pool_results = _pool_results(c, caps, supply)
@@ -337,19 +340,23 @@ def _unused(capacity: list[float], filling: Filling) -> list[float]:
 def _pool_results(
     c: CompiledTopology, caps: list[float], supply: list[float]
 ) -> dict[str, PoolResult]:
+    """Each pool's state (:func:`pool_pressure`, spelt out here) and single-tick decision
+    (:func:`~arklow_pulumi.core.scaling.desired_for_pools`)."""
     demand = _pool_demand(c, caps)
+    desired = desired_for_pools(demand, c.scale_plans)
     results = {}
-    for p, (name, pool) in enumerate(zip(c.pool_names, c.pools, strict=True)):
-        pool_demand = demand[p]
-        pressure, state = pool_pressure(pool_demand, supply[p])
-        results[name] = PoolResult(
-            pool.resource,
-            supply[p],
-            pool_demand,
-            pressure,
-            state,
-            desired_replicas(pool_demand, pool.headroom, pool.scale_targets, pool.capacity),
-        )
+    state: PoolState
+    for name, pool, pool_demand, capacity, replicas in zip(
+        c.pool_names, c.pools, demand, supply, desired, strict=True
+    ):
+        if pool_demand <= 0:
+            pressure, state = 0.0, "idle"
+        elif capacity <= 0:
+            pressure, state = None, "constrained"
+        else:
+            pressure = pool_demand / capacity
+            state = "steady" if pressure <= 1 else "constrained"
+        results[name] = PoolResult(pool.resource, capacity, pool_demand, pressure, state, replicas)
     return results
 
 

@@ -57,6 +57,71 @@ def desired_replicas(
     return _several_targets(units, targets)
 
 
+# A pool as :func:`desired_for_pools` reads it, made once per topology by :func:`scale_plan`:
+# ``1 + headroom``, static capacity, the targets, and for a pool's only target its units per
+# replica, min, max, and min and max × units per replica (else None).
+ScalePlan = tuple[
+    float, float, tuple[ScaleTarget, ...], tuple[float, int, int, float, float] | None
+]
+
+
+def scale_plan(
+    headroom: float, targets: Sequence[ScaleTarget], static_capacity: float
+) -> ScalePlan:
+    one = None
+    if len(targets) == 1:
+        t = targets[0]
+        upr, lo, hi = t.units_per_replica, t.min_replicas, t.max_replicas
+        one = (upr, lo, hi, lo * upr, hi * upr)
+    return 1.0 + headroom, static_capacity, tuple(targets), one
+
+
+def desired_for_pools(
+    demands: Sequence[float], plans: Sequence[ScalePlan]
+) -> list[tuple[int, ...]]:
+    """``desired_replicas(demand, headroom, targets, static_capacity)`` of each pool (a tick
+    decides 1,000 pools and more): the same floating-point operations in the same order, so the
+    counts are the same, with a pool's only target worked out here, :func:`target_units` and
+    :func:`_one_target` step for step, without their calls (``max(1.0, x)`` spelt
+    ``x if x > 1.0 else 1.0``: the same choice, NaN included)."""
+    out: list[tuple[int, ...]] = []
+    add = out.append
+    floor = math.floor
+    for demand, (grow, static, targets, one) in zip(demands, plans, strict=True):
+        if one is None:
+            add(_several_targets(_units(demand, grow, static), targets) if targets else ())
+            continue
+        needed = demand * grow
+        rest = needed - static
+        units = rest if rest > _EPS * needed else 0.0
+        upr, lo, hi, low, high = one
+        level = units / high if high > 0 else 0.0
+        share = high * level
+        if share < low:
+            share = low
+        elif share > high:
+            share = high
+        x = (share or 0.0) / upr
+        size = abs(x)
+        count = floor(x + _EPS * (size if size > 1.0 else 1.0))
+        if count < 0:  # max(0, count)
+            count = 0
+        count = count if count < hi else hi  # clamp(count, lo, hi)
+        count = count if count > lo else lo
+        tolerance = _EPS * (units if units > 1.0 else 1.0)
+        while count < hi and units - count * upr > tolerance:
+            count += 1
+        add((count,))
+    return out
+
+
+def _units(demand: float, grow: float, static_capacity: float) -> float:
+    """:func:`target_units` with ``1 + headroom`` made once."""
+    needed = demand * grow
+    rest = needed - static_capacity
+    return rest if rest > _EPS * needed else 0.0
+
+
 def _several_targets(units: float, targets: Sequence[ScaleTarget]) -> tuple[int, ...]:
     exact = [
         share / t.units_per_replica
