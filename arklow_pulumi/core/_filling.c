@@ -684,6 +684,65 @@ done:
     return result;
 }
 
+/* allocate's demand check and first two columns in one pass, one lookup per lane: for each lane
+ * in order, its demand (`demand.get(key, 0.0)`, the object itself) and cap (`d if d < limit
+ * else limit`), when demand_ok would say True: every value found a plain number in
+ * [0, max_units], and every demand key a lane (as many found as the dict holds; the caller
+ * passes keys without repeats). None whenever the Python must look (demand_ok would say False,
+ * or a mapping that is not a dict): it then checks and makes the columns itself. */
+static PyObject *checked_caps(PyObject *self, PyObject *args) {
+    PyObject *demand, *keys_in, *limits_in;
+    double max_units;
+    if (!PyArg_ParseTuple(args, "OOOd:checked_caps", &demand, &keys_in, &limits_in, &max_units))
+        return NULL;
+    if (!PyDict_CheckExact(demand)) Py_RETURN_NONE;
+    PyObject *keys = PySequence_Fast(keys_in, "lane keys must be a sequence");
+    if (!keys) return NULL;
+    PyObject *limits = PySequence_Fast(limits_in, "limits must be a sequence");
+    PyObject *zero = PyFloat_FromDouble(0.0), *demands = NULL, *caps = NULL, *result = NULL;
+    if (!limits || !zero) goto done;
+    Py_ssize_t n = PySequence_Fast_GET_SIZE(keys), found = 0;
+    if (PySequence_Fast_GET_SIZE(limits) != n) {
+        PyErr_SetString(PyExc_ValueError, "lane keys and limits differ in length");
+        goto done;
+    }
+    if (!(demands = PyList_New(n)) || !(caps = PyList_New(n))) goto done;
+    for (Py_ssize_t i = 0; i < n; i++) {
+        PyObject *d = PyDict_GetItemWithError(demand, PySequence_Fast_GET_ITEM(keys, i));
+        if (!d) {
+            if (PyErr_Occurred()) goto done;
+            d = zero;
+        } else {
+            double v;
+            if (as_double(d, &v) < 0 || !(0 <= v && v <= max_units)) {
+                result = Py_NewRef(Py_None);
+                goto done;
+            }
+            found++;
+        }
+        PyObject *limit = PySequence_Fast_GET_ITEM(limits, i);
+        int lower;
+        if (PyFloat_CheckExact(d) && PyFloat_CheckExact(limit))
+            lower = PyFloat_AS_DOUBLE(d) < PyFloat_AS_DOUBLE(limit);
+        else if ((lower = PyObject_RichCompareBool(d, limit, Py_LT)) < 0)
+            goto done;
+        PyObject *cap = lower ? d : limit;
+        Py_INCREF(d);
+        PyList_SET_ITEM(demands, i, d);
+        Py_INCREF(cap);
+        PyList_SET_ITEM(caps, i, cap);
+    }
+    result = found == PyDict_GET_SIZE(demand) ? PyTuple_Pack(2, demands, caps)
+                                              : Py_NewRef(Py_None);
+done:
+    Py_XDECREF(demands);
+    Py_XDECREF(caps);
+    Py_XDECREF(zero);
+    Py_XDECREF(limits);
+    Py_DECREF(keys);
+    return result;
+}
+
 /* ---- allocate's per-lane columns, for lists of plain floats only (None otherwise: the Python
  * then runs its comprehension, whose int and mixed-type arithmetic is its own) ---- */
 
@@ -780,6 +839,9 @@ static PyMethodDef methods[] = {
      "clamp(admitted, limits) -> list | None: each item, no more than its limit."},
     {"demand_ok", demand_ok, METH_VARARGS,
      "demand_ok(demand, known, max_units) -> bool: True when the demand needs no closer look."},
+    {"checked_caps", checked_caps, METH_VARARGS,
+     "checked_caps(demand, keys, limits, max_units) -> (demands, caps) | None: demand_ok and "
+     "lane_caps in one pass; None when demand_ok would be False."},
     {"lane_caps", lane_caps, METH_VARARGS,
      "lane_caps(demand, keys, limits) -> (demands, caps) | None: each lane's demand and cap."},
     {"pool_demand", pool_demand, METH_VARARGS,

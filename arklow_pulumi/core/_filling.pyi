@@ -17,6 +17,9 @@ def fillable(room: list[float], residual: Sequence[float], packed: bytes, /) -> 
 def demand_ok(
     demand: Mapping[str, float], known: Mapping[str, int], max_units: float, /
 ) -> bool: ...
+def checked_caps(
+    demand: Mapping[str, float], keys: Sequence[str], limits: Sequence[float], max_units: float, /
+) -> tuple[list[float], list[float]] | None: ...
 def lane_caps(
     demand: Mapping[str, float], keys: Sequence[str], limits: Sequence[float], /
 ) -> tuple[list[float], list[float]] | None: ...

@@ -234,8 +234,7 @@ def allocate(
     ``admission`` is then its allocation.
     """
     c = compile_topology(topo)
-    _check_demand(c, demand)
-    demands, caps = _lane_caps(c, demand)
+    demands, caps = _checked_caps(c, demand)
     if capacity is None:
         supply = list(c.supplies)
     else:
@@ -293,6 +292,21 @@ def _added(admitted: list[float], more: list[float]) -> list[float]:
     if summed is None:
         summed = [a + x for a, x in zip(admitted, more, strict=True)]
     return summed
+
+
+def _checked_caps(
+    c: CompiledTopology, demand: Mapping[str, float]
+) -> tuple[list[float], list[float]]:
+    """:func:`_check_demand` then :func:`_lane_caps`; in the kernel's common case (a dict, every
+    lane known, every value in range) both in one pass, one lookup per lane (lanes are unique
+    keys, so as many lanes found as the dict holds means every demand key is a lane)."""
+    native = kernel()
+    if native is not None and len(c.lane_index) == len(c.lane_keys):
+        columns = native.checked_caps(demand, c.lane_keys, c.limits, MAX_UNITS)
+        if columns is not None:
+            return columns[0], columns[1]
+    _check_demand(c, demand)
+    return _lane_caps(c, demand)
 
 
 def _lane_caps(c: CompiledTopology, demand: Mapping[str, float]) -> tuple[list[float], list[float]]:

@@ -407,3 +407,43 @@ def test_lane_columns_are_the_comprehensions(rows: list[tuple[Any, Any, Any]]) -
         assert [x.hex() for x in column] == [x.hex() for x in want], name
         if name == "clamp":
             assert all(x is y for x, y in zip(column, want, strict=True)), name
+
+
+DEMAND_VALUES = ODD | st.sampled_from([True, 2**60, 2**53 + 1, 1e12, 1e13, "x", None])
+
+
+@needs_native
+@settings(max_examples=1500, deadline=None)
+@given(st.data())
+def test_the_one_pass_check_and_caps_are_the_check_then_the_caps(data: st.DataObject) -> None:
+    """``checked_caps`` gives ``lane_caps``'s columns, the very objects, exactly when
+    ``demand_ok`` passes the demand, and None otherwise (the Python then checks)."""
+    from arklow_pulumi.core import _filling as k
+    from arklow_pulumi.core.limits import MAX_UNITS
+
+    n = data.draw(st.integers(0, 8))
+    keys = [f"d/l{i}" for i in range(n)]
+    limits = tuple(data.draw(ODD) for _ in keys)
+    listed = data.draw(st.lists(st.sampled_from(keys), unique=True) if keys else st.just([]))
+    demand: dict[Any, Any] = {key: data.draw(DEMAND_VALUES) for key in listed}
+    for extra in data.draw(st.lists(st.sampled_from(["d/x", "e/l0", 3, "d/l"]), unique=True)):
+        demand[extra] = data.draw(DEMAND_VALUES)
+    known = {key: i for i, key in enumerate(keys)}
+    try:
+        expected = k.lane_caps(demand, keys, limits)
+    except TypeError:  # a value the cap's comparison refuses: the Python refuses it first
+        assert not k.demand_ok(demand, known, MAX_UNITS)
+        assert k.checked_caps(demand, keys, limits, MAX_UNITS) is None
+        return
+    got = k.checked_caps(demand, keys, limits, MAX_UNITS)
+    if not k.demand_ok(demand, known, MAX_UNITS):
+        assert got is None
+        return
+    assert got is not None and expected is not None
+    given_objects = {id(v) for v in [*demand.values(), *limits]}
+    for column, want in zip(got, expected, strict=True):
+        assert len(column) == len(want) == n
+        for x, y in zip(
+            column, want, strict=True
+        ):  # each call makes its own 0.0 for a lane not listed
+            assert x is y if id(y) in given_objects else (type(x), repr(x)) == (float, "0.0")
