@@ -207,8 +207,41 @@ def decide(
     allocation = allocate(topo, demand, capacity, admission=admission)
     targets: dict[TargetId, TargetDecision] = {}
     pools = allocation.pools
+    get_history = history.get
     for plan, found in seen:
-        _decide_pool(plan, pools[plan.name], found, history, now, targets)
+        result = pools[plan.name]
+        if len(found) != 1:
+            _decide_pool(plan, result, found, history, now, targets)
+            continue
+        # A pool's only target: _decide_pool's steps for one target, with clamp, max and
+        # within_tolerance spelt out (the same choices: max(a, x) keeps a unless x > a).
+        tid, _replicas, lo, hi, upr = plan.targets[0]
+        o = found[0]
+        current = o.in_service + o.pending
+        rec = result.desired_replicas[0]
+        rec = rec if rec < hi else hi
+        rec = rec if rec > lo else lo
+        if plan.settle:
+            desired = lo
+        else:
+            policy = plan.policy
+            needed = result.demand * plan.grow - plan.capacity
+            needed = needed if needed > 0.0 else 0.0
+            supplied = current * upr
+            floor = supplied if supplied > 1.0 else 1.0
+            if abs(needed - supplied) <= policy.tolerance * supplied + 1e-9 * floor:
+                desired = current if current < hi else hi
+                desired = desired if desired > lo else lo
+            else:
+                window: Iterable[int] = ()
+                if rec < current:  # the window is read only to scale down
+                    horizon = now - policy.scale_down_window_s
+                    earlier = get_history(tid, _NO_HISTORY)
+                    window = [r.replicas for r in earlier if r.at >= horizon]
+                desired = next_replicas(
+                    policy, current=current, recommended=rec, window=window, low=lo, high=hi
+                )
+        targets[tid] = TargetDecision(tid, rec, desired, current)
     return Decision(allocation=allocation, targets=targets)
 
 
@@ -221,34 +254,10 @@ def _decide_pool(
     out: dict[TargetId, TargetDecision],
     /,
 ) -> None:
+    """The decisions of a pool's targets (:func:`decide` works out a pool's only target itself,
+    these steps for one target)."""
     policy = plan.policy
     settle = plan.settle
-    if len(seen) == 1:  # one target: the loop below for one entry, without the lists
-        tid, _replicas, lo, hi, upr = plan.targets[0]
-        o = seen[0]
-        current = o.in_service + o.pending
-        rec = clamp(result.desired_replicas[0], lo, hi)
-        if settle:
-            desired = lo
-        elif within_tolerance(
-            # sum([x]) is x for the one target's supply (never -0.0)
-            max(0.0, result.demand * plan.grow - plan.capacity),
-            current * upr,
-            policy.tolerance,
-        ):
-            desired = clamp(current, lo, hi)
-        else:
-            horizon = now - policy.scale_down_window_s
-            window: Iterable[int] = (
-                (r.replicas for r in history.get(tid, _NO_HISTORY) if r.at >= horizon)
-                if rec < current
-                else ()
-            )
-            desired = next_replicas(
-                policy, current=current, recommended=rec, window=window, low=lo, high=hi
-            )
-        out[tid] = TargetDecision(tid, rec, desired, current)
-        return
     currents = [o.in_service + o.pending for o in seen]
     hold = False
     if not settle:
