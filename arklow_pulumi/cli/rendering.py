@@ -91,6 +91,8 @@ def _json_number(value: float | None) -> str:
     shortest repr; NaN and infinities raise."""
     if value is None:
         return "null"
+    if type(value) is int:  # (int.is_integer is Python 3.12's)
+        return str(value)
     if value - value != 0:  # NaN or an infinity
         raise ValueError(f"not a finite number: {value!r}")
     if value.is_integer() and abs(value) < 2**53:
