@@ -10,7 +10,7 @@ count is reported without any write. One group's failure never stops the others.
 from __future__ import annotations
 
 from collections.abc import Callable, Mapping, Sequence
-from concurrent.futures import ThreadPoolExecutor
+from concurrent.futures import Executor, ThreadPoolExecutor
 from dataclasses import dataclass, replace
 from typing import Literal
 
@@ -106,12 +106,20 @@ class Fence:
 
 
 def apply_changes(
-    supply: SupplyRouter, changes: Sequence[Change], fence: Fence | None = None
+    supply: SupplyRouter,
+    changes: Sequence[Change],
+    fence: Fence | None = None,
+    executor: Executor | None = None,
 ) -> ActReport:
+    """Make ``changes`` in parallel (at most :data:`MAX_PARALLEL` at once): on ``executor`` (a
+    long-lived pool: no threads started per tick), or on a pool made for the call."""
     if not changes:
         return ActReport()
-    with ThreadPoolExecutor(max_workers=min(MAX_PARALLEL, len(changes))) as pool:
-        results = list(pool.map(lambda c: _apply(supply, c, fence), changes))
+    if executor is not None:
+        results = list(executor.map(lambda c: _apply(supply, c, fence), changes))
+    else:
+        with ThreadPoolExecutor(max_workers=min(MAX_PARALLEL, len(changes))) as pool:
+            results = list(pool.map(lambda c: _apply(supply, c, fence), changes))
     done = [(c, r) for c, r in zip(changes, results, strict=True) if isinstance(r, SetResult)]
     failed = [(c, r) for c, r in zip(changes, results, strict=True) if isinstance(r, SupplyError)]
     return ActReport(done, failed)

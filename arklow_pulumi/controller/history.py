@@ -19,7 +19,7 @@ from array import array
 from collections.abc import Mapping
 from itertools import compress, repeat
 from math import inf
-from operator import ge, ne, or_, sub
+from operator import ge, getitem, ne, or_, sub
 
 from arklow_pulumi.store.demand_history import DemandRows
 
@@ -60,12 +60,8 @@ class LaneHistory:
         flags = list(map(or_, changed, due))
         rows = DemandRows(list(compress(keys, flags)), array("d", compress(current, flags)))
         self._value = current
-        if len(rows) == len(keys):
-            self._at = [at] * len(keys)
-        else:
-            last_at = self._at
-            for i in compress(range(len(keys)), flags):
-                last_at[i] = at
+        # each lane's (last time, now)[flag]: now where it has a row
+        self._at = list(map(getitem, zip(self._at, repeat(at)), flags))
         return rows
 
     def _align(self, keys: tuple[str, ...]) -> None:

@@ -25,12 +25,13 @@ from __future__ import annotations
 import logging
 import threading
 import time
+import weakref
 from collections.abc import Callable
+from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Protocol
-from weakref import WeakKeyDictionary
 
-from arklow_pulumi.controller import faults, heap
+from arklow_pulumi.controller import acting, faults, heap
 from arklow_pulumi.controller.acting import (
     ActReport,
     Change,
@@ -188,6 +189,7 @@ class Controller:
         # The act step's resizes run in parallel; their fence checks (sharing renewals) take
         # turns here rather than in the database's lock wait (SQLite's busy handler sleeps).
         self._fencing = threading.Lock()
+        self._resize_pool: ThreadPoolExecutor | None = None
         # Set on PostgreSQL (replicas): who leads, and the renew deadline every resize respects.
         self.elector: Elector | None = None
 
@@ -335,7 +337,7 @@ class Controller:
         lease = self._held()
         renewal = _Renewal(self._fence_reuse_s())
         fence = Fence(lambda: self._fence(lease, renewal), lease.epoch, tick)
-        report = apply_changes(self.supply, changes, fence)
+        report = apply_changes(self.supply, changes, fence, self._resizers())
         for change, result in report.done:
             if result.changed:
                 log.info("%s: %s -> %s", change.target, result.previous, result.desired)
@@ -345,6 +347,17 @@ class Controller:
             log.warning("%s: %s", change.target, error)
             self._supply_error(change.spec.kind, error)
         return report
+
+    def _resizers(self) -> ThreadPoolExecutor:
+        """The act step's threads, started once (as many as a tick has needed, up to
+        :data:`~.acting.MAX_PARALLEL`) and shut down with the controller."""
+        pool = self._resize_pool
+        if pool is None:
+            pool = self._resize_pool = ThreadPoolExecutor(
+                acting.MAX_PARALLEL, thread_name_prefix="arklow-resize"
+            )
+            weakref.finalize(self, pool.shutdown, wait=False)
+        return pool
 
     def _held(self) -> Lease:
         lease = self.lease
@@ -489,7 +502,7 @@ class _Renewal:
         return self.started is not None and now - self.started < self.reuse_s
 
 
-_LANE_KEYS: WeakKeyDictionary[Topology, tuple[str, ...]] = WeakKeyDictionary()
+_LANE_KEYS: weakref.WeakKeyDictionary[Topology, tuple[str, ...]] = weakref.WeakKeyDictionary()
 
 
 def lane_keys(topo: Topology) -> tuple[str, ...]:
