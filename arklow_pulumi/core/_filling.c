@@ -768,11 +768,12 @@ static int put(PyObject *out, Py_ssize_t i, PyObject *keep, double value) {
     return 0;
 }
 
-enum { ACTIVE_ROOM, IDLE_ROOM, SUM, CLAMP };
+enum { ACTIVE_ROOM, IDLE_ROOM, SUM, CLAMP, HELD };
 
 /* ACTIVE_ROOM(demands, limits, alloc): `limit - a if d > 0 and limit > a else 0.0`;
  * IDLE_ROOM(demands, limits): `limit if d <= 0 else 0.0`; SUM(a, b): `a + b`;
- * CLAMP(admitted, limits): `a if a < limit else limit`. */
+ * CLAMP(admitted, limits): `a if a < limit else limit`; HELD(caps, alloc):
+ * `h if (h := cap - a) > 0 else 0.0`. */
 static PyObject *column(int op, PyObject *x, PyObject *y, PyObject *z) {
     if (!PyList_CheckExact(x)) Py_RETURN_NONE;
     Py_ssize_t n = PyList_GET_SIZE(x); /* x a list; y, z lists or tuples */
@@ -794,6 +795,11 @@ static PyObject *column(int op, PyObject *x, PyObject *y, PyObject *z) {
         case SUM:
             bad = put(out, i, NULL, a + b);
             break;
+        case HELD: {
+            double h = a - b;
+            bad = put(out, i, NULL, h > 0 ? h : 0.0);
+            break;
+        }
         default: /* CLAMP */
             bad = put(out, i, a < b ? ITEM(x, i) : ITEM(y, i), 0);
         }
@@ -823,6 +829,12 @@ static PyObject *add(PyObject *self, PyObject *args) {
     return column(SUM, a, b, NULL);
 }
 
+static PyObject *held(PyObject *self, PyObject *args) {
+    PyObject *caps, *alloc;
+    if (!PyArg_ParseTuple(args, "OO:held", &caps, &alloc)) return NULL;
+    return column(HELD, caps, alloc, NULL);
+}
+
 static PyObject *clamp(PyObject *self, PyObject *args) {
     PyObject *admitted, *limits;
     if (!PyArg_ParseTuple(args, "OO:clamp", &admitted, &limits)) return NULL;
@@ -835,6 +847,8 @@ static PyMethodDef methods[] = {
     {"idle_room", idle_room, METH_VARARGS,
      "idle_room(demands, limits) -> list | None: each idle lane's limit, 0.0 for the others."},
     {"add", add, METH_VARARGS, "add(a, b) -> list | None: the sums, item by item."},
+    {"held", held, METH_VARARGS,
+     "held(caps, alloc) -> list | None: each cap less its allocation, 0.0 when not positive."},
     {"clamp", clamp, METH_VARARGS,
      "clamp(admitted, limits) -> list | None: each item, no more than its limit."},
     {"demand_ok", demand_ok, METH_VARARGS,

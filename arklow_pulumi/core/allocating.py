@@ -102,8 +102,11 @@ class LaneResults(Mapping[str, LaneResult]):
         """``(keys, demand, allocation, held, admission)``: every lane's figures as columns, in
         order, without a row per lane (``held`` is made here; the others are the columns the
         results keep: read them, never change them)."""
-        pairs = zip(self._caps, self._allocation, strict=True)
-        held = [h if (h := cap - a) > 0 else 0.0 for cap, a in pairs]
+        native = kernel()
+        held = native.held(self._caps, self._allocation) if native is not None else None
+        if held is None:  # the kernel's column when every item is a plain float, else this
+            pairs = zip(self._caps, self._allocation, strict=True)
+            held = [h if (h := cap - a) > 0 else 0.0 for cap, a in pairs]
         return self._keys, self._demand, self._allocation, held, self._admission
 
     def allocations(self, keys: Sequence[str]) -> list[float]:

@@ -27,6 +27,7 @@ from arklow_pulumi.core import filling
 from arklow_pulumi.core.allocating import (
     Allocation,
     CompiledTopology,
+    LaneResults,
     _fillable,
     _pool_demand,
     allocate,
@@ -232,7 +233,11 @@ def documents(draw: st.DrawFn) -> tuple[dict[str, Any], dict[str, float]]:
 
 def figures(a: Allocation) -> list[str]:
     out = [repr((k, r.demand.hex(), r.allocation.hex(), r.held.hex(), r.admission.hex())) for k, r in a.lanes.items()]  # fmt: skip
-    return out + [repr((k, r.capacity, r.demand.hex(), r.pressure, r.state, r.desired_replicas)) for k, r in a.pools.items()]  # fmt: skip
+    out += [repr((k, r.capacity, r.demand.hex(), r.pressure, r.state, r.desired_replicas)) for k, r in a.pools.items()]  # fmt: skip
+    assert isinstance(a.lanes, LaneResults)
+    held = a.lanes.columns()[3]  # the kernel's column or the comprehension: LaneResult.held
+    assert [x.hex() for x in held] == [r.held.hex() for r in a.lanes.values()]
+    return out + [x.hex() for x in held]
 
 
 @needs_native
@@ -322,7 +327,7 @@ def test_signed_zero_levels_tie_as_in_python(capacity: float) -> None:
 class _EveryLaneAtOne(dict[str, float]):
     """A mapping whose ``get`` is not the dict's: the engine must call it, not read the dict."""
 
-    def get(self, key: str, default: Any = None) -> float:  # type: ignore[override]
+    def get(self, key: str, default: Any = None) -> float:
         return 1.0
 
 
@@ -393,6 +398,11 @@ def test_lane_columns_are_the_comprehensions(rows: list[tuple[Any, Any, Any]]) -
             [d, limits],
         ),
         "add": (k.add(d, a), [v + x for v, x in zip(d, a, strict=True)], [d, a]),
+        "held": (
+            k.held(d, a),
+            [h if (h := v - x) > 0 else 0.0 for v, x in zip(d, a, strict=True)],
+            [d, a],
+        ),
         "clamp": (
             k.clamp(a, limits),
             [x if x < lim else lim for x, lim in zip(a, limits, strict=True)],
