@@ -87,7 +87,7 @@ _text = encode_basestring_ascii  # the encoder's own escaping of a string (ensur
 # decimal text costs about a microsecond; a lookup, a twentieth of that). Two unequal floats
 # never have the same text and two equal ones other than 0.0 and -0.0 have the same bits.
 _CAPACITY_TEXT: dict[float, str] = {}
-_CAPACITY_TEXTS = 100_000
+_CAPACITY_TEXTS = 20_000  # then started again: a few MB at most
 
 
 def _pool_json(pool: PoolView) -> str:
