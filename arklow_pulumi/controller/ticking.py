@@ -483,7 +483,10 @@ class Controller:
             del history[name]
         for rows in history.values():
             if rows and rows[0].at < horizon:
-                rows[:] = [r for r in rows if r.at >= horizon]
+                cut = 1  # a tick or two of them, usually
+                while cut < len(rows) and rows[cut].at < horizon:
+                    cut += 1
+                del rows[:cut]
 
     def _window_s(self, topo: Topology) -> float:
         """How far back recommendations matter: the longest scale-down window, and a tick."""
