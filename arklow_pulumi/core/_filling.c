@@ -841,6 +841,232 @@ static PyObject *clamp(PyObject *self, PyObject *args) {
     return column(CLAMP, admitted, limits, NULL);
 }
 
+/* ---- allocating._compile's lane loop (see _compile_lanes there, the reference) ---- */
+
+static PyObject *pair_of(PyObject *a, PyObject *b) {
+    PyObject *t = PyTuple_New(2);
+    if (!t) return NULL;
+    PyTuple_SET_ITEM(t, 0, Py_NewRef(a));
+    PyTuple_SET_ITEM(t, 1, Py_NewRef(b));
+    return t;
+}
+
+static int append_new(PyObject *list, PyObject *item) {
+    if (!item) return -1;
+    int rc = PyList_Append(list, item);
+    Py_DECREF(item);
+    return rc;
+}
+
+/* compile_lanes(destinations, memberships, pool_index, pools): for each destination in order
+ * and each of its lanes in order, the lane's key ('<destination>/<lane>'), weight and limit (the
+ * objects themselves), its incidences ((pool, cost) for each of the destination's resources, cost
+ * `lane.cost.get(resource, 1.0)`; one tuple shared by the destination's lanes without costs), and
+ * each pool's (lane, cost) pairs in lane order. Returns (lane_keys, lane_index, weights, limits,
+ * lane_pools, pool_lanes) as tuples (lane_index a dict), equal to the Python's. */
+static PyObject *compile_lanes(PyObject *self, PyObject *args) {
+    PyObject *dests_in, *memberships, *pool_index;
+    Py_ssize_t m;
+    if (!PyArg_ParseTuple(args, "OOOn:compile_lanes", &dests_in, &memberships, &pool_index, &m))
+        return NULL;
+    if (m < 0) {
+        PyErr_SetString(PyExc_ValueError, "pools must be >= 0");
+        return NULL;
+    }
+    static PyObject *s_name, *s_resources, *s_lanes, *s_weight, *s_limit, *s_cost, *s_get;
+    if (!s_name) {
+        if (!(s_name = PyUnicode_InternFromString("name")) ||
+            !(s_resources = PyUnicode_InternFromString("resources")) ||
+            !(s_lanes = PyUnicode_InternFromString("lanes")) ||
+            !(s_weight = PyUnicode_InternFromString("weight")) ||
+            !(s_limit = PyUnicode_InternFromString("limit")) ||
+            !(s_cost = PyUnicode_InternFromString("cost")) ||
+            !(s_get = PyUnicode_InternFromString("get"))) {
+            Py_CLEAR(s_name);
+            return NULL;
+        }
+    }
+    PyObject *dests = PySequence_Fast(dests_in, "destinations must be a sequence");
+    if (!dests) return NULL;
+    PyObject *keys = PyList_New(0), *index = PyDict_New(), *weights = PyList_New(0);
+    PyObject *limits = PyList_New(0), *lane_pools = PyList_New(0), *pool_lists = PyList_New(m);
+    PyObject *one = PyFloat_FromDouble(1.0), *result = NULL;
+    PyObject *dname = NULL, *resources = NULL, *lanes = NULL, *prefix = NULL, *uniform = NULL;
+    PyObject *dpools = NULL, *lane = NULL, *lname = NULL, *cost = NULL, *inc = NULL;
+    Py_ssize_t *pidx = NULL;
+    if (!keys || !index || !weights || !limits || !lane_pools || !pool_lists || !one) goto done;
+    for (Py_ssize_t p = 0; p < m; p++) {
+        PyObject *l = PyList_New(0);
+        if (!l) goto done;
+        PyList_SET_ITEM(pool_lists, p, l);
+    }
+    Py_ssize_t n_dests = PySequence_Fast_GET_SIZE(dests);
+    for (Py_ssize_t d = 0; d < n_dests; d++) {
+        PyObject *dest = PySequence_Fast_GET_ITEM(dests, d);
+        if (!(dname = PyObject_GetAttr(dest, s_name))) goto done;
+        PyObject *res_in = PyObject_GetAttr(dest, s_resources);
+        if (!res_in) goto done;
+        resources = PySequence_Fast(res_in, "resources must be a sequence");
+        Py_DECREF(res_in);
+        if (!resources) goto done;
+        Py_ssize_t k = PySequence_Fast_GET_SIZE(resources);
+        if (!(prefix = PyUnicode_FromFormat("%U/", dname))) goto done;
+        /* dest_pools: (pool index object, resource) per resource, and the uniform tuple */
+        if (!(dpools = PyTuple_New(k)) || !(uniform = PyTuple_New(k))) goto done;
+        PyMem_Free(pidx);
+        if (!(pidx = PyMem_New(Py_ssize_t, k ? k : 1))) {
+            PyErr_NoMemory();
+            goto done;
+        }
+        for (Py_ssize_t r = 0; r < k; r++) {
+            PyObject *res = PySequence_Fast_GET_ITEM(resources, r);
+            PyObject *mkey = pair_of(dname, res);
+            if (!mkey) goto done;
+            PyObject *pool = PyObject_GetItem(memberships, mkey);
+            Py_DECREF(mkey);
+            if (!pool) goto done;
+            PyObject *p = PyObject_GetItem(pool_index, pool);
+            Py_DECREF(pool);
+            if (!p) goto done;
+            PyTuple_SET_ITEM(dpools, r, p);
+            pidx[r] = PyLong_AsSsize_t(p);
+            if (pidx[r] == -1 && PyErr_Occurred()) goto done;
+            if (pidx[r] < 0 || pidx[r] >= m) {
+                PyErr_SetString(PyExc_IndexError, "pool index out of range");
+                goto done;
+            }
+            PyObject *u = pair_of(p, one);
+            if (!u) goto done;
+            PyTuple_SET_ITEM(uniform, r, u);
+        }
+        PyObject *lanes_in = PyObject_GetAttr(dest, s_lanes);
+        if (!lanes_in) goto done;
+        lanes = PySequence_Fast(lanes_in, "lanes must be a sequence");
+        Py_DECREF(lanes_in);
+        if (!lanes) goto done;
+        Py_ssize_t n_lanes = PySequence_Fast_GET_SIZE(lanes);
+        for (Py_ssize_t j = 0; j < n_lanes; j++) {
+            lane = PySequence_Fast_GET_ITEM(lanes, j);
+            Py_ssize_t i = PyList_GET_SIZE(keys);
+            if (!(lname = PyObject_GetAttr(lane, s_name))) goto done;
+            PyObject *key = PyUnicode_Concat(prefix, lname);
+            Py_CLEAR(lname);
+            if (!key) goto done;
+            if (PyList_Append(keys, key) < 0) {
+                Py_DECREF(key);
+                goto done;
+            }
+            PyObject *at = PyLong_FromSsize_t(i);
+            if (!at) {
+                Py_DECREF(key);
+                goto done;
+            }
+            int rc = PyDict_SetItem(index, key, at);
+            Py_DECREF(key);
+            if (rc < 0) {
+                Py_DECREF(at);
+                goto done;
+            }
+            if (append_new(weights, PyObject_GetAttr(lane, s_weight)) < 0 ||
+                append_new(limits, PyObject_GetAttr(lane, s_limit)) < 0) {
+                Py_DECREF(at);
+                goto done;
+            }
+            if (!(cost = PyObject_GetAttr(lane, s_cost))) {
+                Py_DECREF(at);
+                goto done;
+            }
+            int costed = PyObject_IsTrue(cost);
+            if (costed < 0) {
+                Py_DECREF(at);
+                goto done;
+            }
+            if (costed) {
+                if (!(inc = PyTuple_New(k))) {
+                    Py_DECREF(at);
+                    goto done;
+                }
+                for (Py_ssize_t r = 0; r < k; r++) {
+                    PyObject *c = PyObject_CallMethodObjArgs(
+                        cost, s_get, PySequence_Fast_GET_ITEM(resources, r), one, NULL);
+                    if (!c) {
+                        Py_DECREF(at);
+                        goto done;
+                    }
+                    PyObject *pc = pair_of(PyTuple_GET_ITEM(dpools, r), c);
+                    Py_DECREF(c);
+                    if (!pc) {
+                        Py_DECREF(at);
+                        goto done;
+                    }
+                    PyTuple_SET_ITEM(inc, r, pc);
+                }
+            } else {
+                inc = Py_NewRef(uniform);
+            }
+            Py_CLEAR(cost);
+            if (PyList_Append(lane_pools, inc) < 0) {
+                Py_DECREF(at);
+                goto done;
+            }
+            for (Py_ssize_t r = 0; r < k; r++) {
+                PyObject *c = PyTuple_GET_ITEM(PyTuple_GET_ITEM(inc, r), 1);
+                if (append_new(PyList_GET_ITEM(pool_lists, pidx[r]), pair_of(at, c)) < 0) {
+                    Py_DECREF(at);
+                    goto done;
+                }
+            }
+            Py_CLEAR(inc);
+            Py_DECREF(at);
+        }
+        Py_CLEAR(dname);
+        Py_CLEAR(resources);
+        Py_CLEAR(lanes);
+        Py_CLEAR(prefix);
+        Py_CLEAR(dpools);
+        Py_CLEAR(uniform);
+    }
+    PyObject *pool_lanes = PyTuple_New(m);
+    if (!pool_lanes) goto done;
+    for (Py_ssize_t p = 0; p < m; p++) {
+        PyObject *t = PyList_AsTuple(PyList_GET_ITEM(pool_lists, p));
+        if (!t) {
+            Py_DECREF(pool_lanes);
+            goto done;
+        }
+        PyTuple_SET_ITEM(pool_lanes, p, t);
+    }
+    PyObject *keys_t = PyList_AsTuple(keys), *weights_t = PyList_AsTuple(weights);
+    PyObject *limits_t = PyList_AsTuple(limits), *lane_pools_t = PyList_AsTuple(lane_pools);
+    if (keys_t && weights_t && limits_t && lane_pools_t)
+        result = PyTuple_Pack(6, keys_t, index, weights_t, limits_t, lane_pools_t, pool_lanes);
+    Py_XDECREF(keys_t);
+    Py_XDECREF(weights_t);
+    Py_XDECREF(limits_t);
+    Py_XDECREF(lane_pools_t);
+    Py_DECREF(pool_lanes);
+done:
+    PyMem_Free(pidx);
+    Py_XDECREF(inc);
+    Py_XDECREF(cost);
+    Py_XDECREF(lname);
+    Py_XDECREF(dpools);
+    Py_XDECREF(uniform);
+    Py_XDECREF(prefix);
+    Py_XDECREF(lanes);
+    Py_XDECREF(resources);
+    Py_XDECREF(dname);
+    Py_XDECREF(one);
+    Py_XDECREF(pool_lists);
+    Py_XDECREF(lane_pools);
+    Py_XDECREF(limits);
+    Py_XDECREF(weights);
+    Py_XDECREF(index);
+    Py_XDECREF(keys);
+    Py_DECREF(dests);
+    return result;
+}
+
 static PyMethodDef methods[] = {
     {"active_room", active_room, METH_VARARGS,
      "active_room(demands, limits, alloc) -> list | None: each active lane's room to its limit."},
@@ -867,6 +1093,9 @@ static PyMethodDef methods[] = {
     {"fill", fill, METH_VARARGS,
      "fill(caps, capacity, packed) -> (allocation, saturated, used) | None: one progressive "
      "filling, bit-identical to filling._fill; None when the reference must run instead."},
+    {"compile_lanes", compile_lanes, METH_VARARGS,
+     "compile_lanes(destinations, memberships, pool_index, pools) -> (lane_keys, lane_index, "
+     "weights, limits, lane_pools, pool_lanes): allocating._compile_lanes, compiled."},
     {NULL, NULL, 0, NULL},
 };
 

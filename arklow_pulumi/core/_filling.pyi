@@ -30,3 +30,17 @@ def idle_room(demands: list[float], limits: Sequence[float], /) -> list[float] |
 def add(a: list[float], b: Sequence[float], /) -> list[float] | None: ...
 def held(caps: list[float], alloc: Sequence[float], /) -> list[float] | None: ...
 def clamp(admitted: list[float], limits: Sequence[float], /) -> list[float] | None: ...
+def compile_lanes(
+    destinations: Sequence[object],
+    memberships: Mapping[tuple[str, str], str],
+    pool_index: Mapping[str, int],
+    pools: int,
+    /,
+) -> tuple[
+    tuple[str, ...],
+    dict[str, int],
+    tuple[float, ...],
+    tuple[float, ...],
+    tuple[tuple[tuple[int, float], ...], ...],
+    tuple[tuple[tuple[int, float], ...], ...],
+]: ...

@@ -152,12 +152,51 @@ def compile_topology(topo: Topology) -> CompiledTopology:
 def _compile(topo: Topology) -> CompiledTopology:
     pool_names = tuple(topo.pools)
     pool_index = {name: p for p, name in enumerate(pool_names)}
+    native = kernel()
+    lanes = (
+        native.compile_lanes(
+            tuple(topo.destinations.values()), topo.memberships, pool_index, len(pool_names)
+        )
+        if native is not None
+        else _compile_lanes(topo, pool_index, len(pool_names))
+    )
+    lane_keys, lane_index, weights, limits, lane_pools, pool_lanes = lanes
+    pools = tuple(topo.pools.values())
+    return CompiledTopology(
+        lane_keys=lane_keys,
+        lane_index=lane_index,
+        pool_names=pool_names,
+        weights=weights,
+        limits=limits,
+        lane_pools=lane_pools,
+        pool_lanes=pool_lanes,
+        pools=pools,
+        packed=pack(weights, lane_pools, pool_lanes, len(pool_names)),
+        supplies=tuple(pool.supply for pool in pools),
+        scale_plans=tuple(scale_plan(p.headroom, p.scale_targets, p.capacity) for p in pools),
+    )
+
+
+CompiledLanes = tuple[
+    tuple[str, ...],
+    dict[str, int],
+    tuple[float, ...],
+    tuple[float, ...],
+    tuple[tuple[tuple[int, float], ...], ...],
+    tuple[tuple[tuple[int, float], ...], ...],
+]
+
+
+def _compile_lanes(topo: Topology, pool_index: Mapping[str, int], pools: int) -> CompiledLanes:
+    """Every lane in order (destinations in order, then their lanes): ``(lane_keys, lane_index,
+    weights, limits, lane_pools, pool_lanes)``. The reference for the kernel's
+    ``compile_lanes``, which makes the same values (a tenth of the time for 100,000 lanes)."""
     memberships = topo.memberships
     lane_keys: list[str] = []
     weights: list[float] = []
     limits: list[float] = []
     lane_pools: list[tuple[tuple[int, float], ...]] = []
-    pool_lanes: list[list[tuple[int, float]]] = [[] for _ in pool_names]
+    pool_lanes: list[list[tuple[int, float]]] = [[] for _ in range(pools)]
     add_key, add_weight, add_limit = lane_keys.append, weights.append, limits.append
     add_incidences = lane_pools.append
     for dest in topo.destinations.values():
@@ -174,21 +213,13 @@ def _compile(topo: Topology) -> CompiledTopology:
             add_incidences(incidences)
             for p, c in incidences:
                 pool_lanes[p].append((i, c))
-    weights_t, lane_pools_t = tuple(weights), tuple(lane_pools)
-    pool_lanes_t = tuple(tuple(lanes) for lanes in pool_lanes)
-    pools = tuple(topo.pools.values())
-    return CompiledTopology(
-        lane_keys=tuple(lane_keys),
-        lane_index={key: i for i, key in enumerate(lane_keys)},
-        pool_names=pool_names,
-        weights=weights_t,
-        limits=tuple(limits),
-        lane_pools=lane_pools_t,
-        pool_lanes=pool_lanes_t,
-        pools=pools,
-        packed=pack(weights_t, lane_pools_t, pool_lanes_t, len(pool_names)),
-        supplies=tuple(pool.supply for pool in pools),
-        scale_plans=tuple(scale_plan(p.headroom, p.scale_targets, p.capacity) for p in pools),
+    return (
+        tuple(lane_keys),
+        {key: i for i, key in enumerate(lane_keys)},
+        tuple(weights),
+        tuple(limits),
+        tuple(lane_pools),
+        tuple(tuple(lanes) for lanes in pool_lanes),
     )
 
 

@@ -28,6 +28,7 @@ from arklow_pulumi.core.allocating import (
     Allocation,
     CompiledTopology,
     LaneResults,
+    _compile_lanes,
     _fillable,
     _pool_demand,
     allocate,
@@ -36,6 +37,7 @@ from arklow_pulumi.core.allocating import (
 from arklow_pulumi.core.building import build_topology
 from arklow_pulumi.core.filling import Filling, _fill, pack, progressive_fill
 from arklow_pulumi.core.parsing import parse_topology
+from arklow_pulumi.core.topology import Destination, Lane, Pool, Topology, frozen_map
 
 FORCED_PURE = os.environ.get("ARKLOW_PURE_PYTHON") == "1"
 needs_native = pytest.mark.skipif(FORCED_PURE, reason="ARKLOW_PURE_PYTHON=1 forces the Python")
@@ -257,6 +259,68 @@ def test_allocate_with_the_kernel_is_allocate_in_python(
     finally:
         filling._native = kernel
     assert native == python
+
+
+def native_kernel() -> Any:
+    kernel = filling.kernel()
+    assert kernel is not None
+    return kernel
+
+
+def typed(value: object) -> object:
+    """``value`` with every float as its hex and every other leaf with its type: equal only when
+    the two are the same to the bit and of the same types (1 and 1.0 differ here)."""
+    if isinstance(value, float):
+        return ("float", value.hex())
+    if isinstance(value, tuple | list):
+        return (type(value).__name__, [typed(v) for v in value])
+    if isinstance(value, dict):
+        return ("dict", [(typed(k), typed(v)) for k, v in value.items()])
+    return (type(value).__name__, value)
+
+
+@needs_native
+@settings(max_examples=400, deadline=None)
+@given(documents())
+def test_the_kernel_compiles_the_lanes_as_the_python_does(
+    case: tuple[dict[str, Any], dict[str, float]],
+) -> None:
+    topo = build_topology(parse_topology(case[0]))
+    pool_index = {name: p for p, name in enumerate(topo.pools)}
+    destinations = tuple(topo.destinations.values())
+    native = native_kernel().compile_lanes(
+        destinations, topo.memberships, pool_index, len(pool_index)
+    )
+    assert typed(native) == typed(_compile_lanes(topo, pool_index, len(pool_index)))
+
+
+@needs_native
+def test_the_kernel_compiles_what_the_python_compiles_from_odd_values() -> None:
+    """Objects built directly (as a test or a caller may): int weights and limits, a cost given
+    for some resources only, a lane key given twice (the later index wins, as in a dict
+    comprehension), a missing membership (KeyError in both)."""
+    lanes = (
+        Lane("d", "a", 3, 2, frozen_map({"cpu": 0.5})),
+        Lane("d", "b", 1.5),
+        Lane("d", "a", 2.0, 1.0, frozen_map({"gpu": 2})),
+    )
+    dest = Destination("d", ("cpu", "gpu"), lanes)
+    topo = Topology(
+        destinations=frozen_map({"d": dest}),
+        pools=frozen_map({"p": Pool("p", "cpu", 1.0), "q": Pool("q", "gpu", 1.0)}),
+        memberships=frozen_map({("d", "cpu"): "p", ("d", "gpu"): "q"}),
+    )
+    index = {"p": 0, "q": 1}
+    native = native_kernel().compile_lanes((dest,), topo.memberships, index, 2)
+    assert typed(native) == typed(_compile_lanes(topo, index, 2))
+    assert native[1] == {"d/a": 2, "d/b": 1}
+    broken = Topology(destinations=topo.destinations, pools=topo.pools, memberships=frozen_map())
+    with pytest.raises(KeyError):
+        native_kernel().compile_lanes((dest,), broken.memberships, index, 2)
+    with pytest.raises(KeyError):
+        _compile_lanes(broken, index, 2)
+    with pytest.raises(IndexError):
+        native_kernel().compile_lanes((dest,), topo.memberships, {"p": 0, "q": 2}, 2)
 
 
 def test_a_compiled_topology_pickles_with_its_packed_arrays() -> None:
