@@ -1,11 +1,37 @@
-"""Render results for machines (JSON, the stable contract) and for people (aligned tables)."""
+"""Render results for machines (JSON, the stable contract) and for people (aligned tables).
+
+The lane part of ``arklow allocate``'s output (one line per lane, 100,000 of them) is made by a
+compiled module (``_render.c``, built at install) when one is there, character for character
+the text of the Python here (``tests/cli/test_rendering_native.py``). The Python stays the
+reference, and the fallback: without a compiler at install, with ``ARKLOW_PURE_PYTHON=1`` in
+the environment, or for anything the module does not handle (lanes that are not the engine's
+columns, ints, a number that is not finite), the Python runs. :data:`NATIVE` says which is in
+use.
+"""
 
 from __future__ import annotations
 
 import json
+import os
 from collections.abc import Iterable, Mapping, Sequence
+from types import ModuleType
 
 from arklow_pulumi.core.allocating import Allocation, LaneResult, LaneResults
+
+
+def _load_native() -> ModuleType | None:
+    if os.environ.get("ARKLOW_PURE_PYTHON") == "1":
+        return None
+    try:
+        from arklow_pulumi.cli import _render
+    except ImportError:
+        return None
+    return _render
+
+
+_native = _load_native()
+NATIVE: bool = _native is not None
+"""Whether the lanes are rendered by the compiled module (else by the Python here)."""
 
 
 def number(value: float | None) -> float | int | None:
@@ -46,16 +72,11 @@ def allocation_json(result: Allocation) -> str:
     """The JSON contract, one lane or pool per line: readable, and fast for 100,000 lanes
     (``json.dumps`` with an indent falls back to the pure-Python encoder). Strict JSON: a value
     that is not finite raises instead of printing ``Infinity`` or ``NaN``."""
-    rows = list(_lane_rows(result.lanes))
-    # each distinct number's text, made once (demands, limits and zeros repeat across lanes;
-    # 0.0 and -0.0 are one key and both print as 0)
-    distinct: set[float] = set().union(*list(zip(*rows, strict=True))[1:]) if rows else set()
-    num = {v: _json_number(v) for v in distinct}
-    lanes = [
-        f'    {_key(key)}: {{"demand": {num[demand]}, "allocation": {num[allocation]}, '
-        f'"held": {num[held]}, "admission": {num[admission]}}}'
-        for key, demand, allocation, held, admission in rows
-    ]
+    lanes = None
+    if _native is not None and isinstance(result.lanes, LaneResults):
+        lanes = _native.json_lanes(*result.lanes.columns())
+    if lanes is None:
+        lanes = _lanes_json(result.lanes)
     pools = [
         f'    {_key(name)}: {{"resource": {_key(pool.resource)}, '
         f'"capacity": {_json_number(pool.capacity)}, "demand": {_json_number(pool.demand)}, '
@@ -63,16 +84,32 @@ def allocation_json(result: Allocation) -> str:
         f'"desired_replicas": {pool.desired_total}}}'
         for name, pool in result.pools.items()
     ]
-    return "{\n" + ",\n".join([_section("lanes", lanes), _section("pools", pools)]) + "\n}"
+    sections = [_section("lanes", lanes), _section("pools", ",\n".join(pools))]
+    return "{\n" + ",\n".join(sections) + "\n}"
+
+
+def _lanes_json(lanes: Mapping[str, LaneResult]) -> str:
+    """The lane entries of :func:`allocation_json`, joined: the reference of ``json_lanes``."""
+    rows = list(_lane_rows(lanes))
+    # each distinct number's text, made once (demands, limits and zeros repeat across lanes;
+    # 0.0 and -0.0 are one key and both print as 0)
+    distinct: set[float] = set().union(*list(zip(*rows, strict=True))[1:]) if rows else set()
+    num = {v: _json_number(v) for v in distinct}
+    return ",\n".join(
+        f'    {_key(key)}: {{"demand": {num[demand]}, "allocation": {num[allocation]}, '
+        f'"held": {num[held]}, "admission": {num[admission]}}}'
+        for key, demand, allocation, held, admission in rows
+    )
 
 
 _key = json.encoder.encode_basestring_ascii
 
 
-def _section(name: str, entries: list[str]) -> str:
-    if not entries:
+def _section(name: str, body: str) -> str:
+    """A section of entries already joined (no entry is empty text)."""
+    if not body:
         return f'  "{name}": {{}}'
-    return f'  "{name}": {{\n' + ",\n".join(entries) + "\n  }"
+    return f'  "{name}": {{\n' + body + "\n  }"
 
 
 def _lane_rows(
@@ -134,6 +171,25 @@ def allocation_table(result: Allocation, color: bool = False) -> str:
         ]
         for name, p in result.pools.items()
     ]
+    out = ["POOLS"]
+    out += table(
+        ["pool", "resource", "state", "capacity", "demand", "pressure", "replicas"],
+        pool_rows,
+        right={3, 4, 5, 6},
+    )
+    lanes = None
+    if _native is not None and isinstance(result.lanes, LaneResults):
+        keys, demand, allocation, held, admission = result.lanes.columns()
+        lanes = _native.table_lanes(keys, demand, allocation, admission, held, color)
+    text, held_count = lanes if lanes is not None else _lanes_table(result.lanes, color)
+    out += ["", "LANES", text]
+    out += ["", f"{held_count} of {len(result.lanes)} lanes have work held back by pool sharing"]
+    return "\n".join(out)
+
+
+def _lanes_table(lanes: Mapping[str, LaneResult], color: bool) -> tuple[str, int]:
+    """The LANES table of :func:`allocation_table` (lines joined) and how many lanes hold work
+    back: the reference of ``table_lanes``."""
     lane_rows = [
         [
             key,
@@ -143,21 +199,12 @@ def allocation_table(result: Allocation, color: bool = False) -> str:
             _fmt(lane.held),
             "HELD" if lane.held > 0 else "",
         ]
-        for key, lane in result.lanes.items()
+        for key, lane in lanes.items()
     ]
-    out = ["POOLS"]
-    out += table(
-        ["pool", "resource", "state", "capacity", "demand", "pressure", "replicas"],
-        pool_rows,
-        right={3, 4, 5, 6},
-    )
-    out += ["", "LANES"]
     lines = table(
         ["lane", "demand", "allocation", "admission", "held", ""], lane_rows, right={1, 2, 3, 4}
     )
-    held = sum(1 for lane in result.lanes.values() if lane.held > 0)
+    held = sum(1 for lane in lanes.values() if lane.held > 0)
     if color:
         lines = [f"\x1b[1;31m{line}\x1b[0m" if line.endswith("HELD") else line for line in lines]
-    out += lines
-    out += ["", f"{held} of {len(result.lanes)} lanes have work held back by pool sharing"]
-    return "\n".join(out)
+    return "\n".join(lines), held
