@@ -122,13 +122,20 @@ def build_topology(spec: TopologySpec) -> Topology:
 
 
 def assemble_topology(
-    destinations: Sequence[Destination], declared: Sequence[Declared]
+    destinations: Sequence[Destination],
+    declared: Sequence[Declared],
+    *,
+    destinations_plain: bool = False,
 ) -> Topology:
     """The topology of built destinations and declared pools (each with the members its spec
     lists), once every rule that spans objects holds; else :class:`InvalidInput` naming each
-    problem. The one place those rules are checked, whichever reader built the objects."""
+    problem. The one place those rules are checked, whichever reader built the objects.
+
+    ``destinations_plain=True`` says the reader found
+    :func:`~arklow_pulumi.core.validating.destination_is_plain` true of every destination while
+    it read them, so it is not checked again here."""
     by_name = {d.name: d for d in destinations}
-    problems = list(_problems(destinations, by_name, declared))
+    problems = list(_problems(destinations, by_name, declared, destinations_plain))
     if problems:
         raise InvalidInput(problems)
     return _assemble(by_name, declared)
@@ -147,6 +154,7 @@ def _problems(
     listed: Sequence[Destination],
     destinations: dict[str, Destination],
     declared: Sequence[Declared],
+    destinations_plain: bool = False,
 ) -> Iterator[Problem]:
     for name, n in Counter(d.name for d in listed).items():
         if n > 1:
@@ -154,7 +162,7 @@ def _problems(
     for name, n in Counter(p.name for p, _ in declared).items():
         if n > 1:
             yield Problem(f"pool {name!r}", "name", f"duplicate pool name ({n}×)")
-    for dest in destinations.values():
+    for dest in () if destinations_plain else destinations.values():
         if not destination_is_plain(dest):
             yield from destination_problems(dest, lanes_from_spec=True)
     yield from _target_problems([p for p, _ in declared])

@@ -17,8 +17,9 @@ and the caller reads the document through the models, which name every problem
 
 from __future__ import annotations
 
+import os
 from collections.abc import Callable, Mapping
-from types import MappingProxyType
+from types import MappingProxyType, ModuleType
 from typing import Any
 
 from arklow_pulumi.core.building import Declared, assemble_topology, owner_of
@@ -45,6 +46,7 @@ from arklow_pulumi.core.topology import (
     Topology,
     frozen_map,
 )
+from arklow_pulumi.core.validating import destination_head_is_plain, lanes_are_plain
 
 __all__ = ["read_demand", "read_topology"]
 
@@ -91,6 +93,27 @@ _SET_DESTINATION, _SET_NAME, _SET_LIMIT, _SET_WEIGHT, _SET_COST = (
 )
 
 
+_LANE_SETTERS = tuple(Lane.__dict__[field] for field in LANE_FIELDS)
+_NATIVE_LIMITS = (MAX_NAME_LENGTH, MAX_UNITS, MIN_FACTOR, MAX_FACTOR)
+
+
+def _load_native() -> ModuleType | None:
+    """The compiled lane loop (``_reading.c``, built at install), unless it is missing or
+    ``ARKLOW_PURE_PYTHON=1`` asks for the Python (as for the allocation engine)."""
+    if os.environ.get("ARKLOW_PURE_PYTHON") == "1":
+        return None
+    try:
+        from arklow_pulumi.core import _reading
+    except ImportError:
+        return None
+    return _reading
+
+
+_native = _load_native()
+NATIVE: bool = _native is not None
+"""Whether lanes are read by the compiled loop (else by :func:`_lanes`)."""
+
+
 class _Defer(Exception):
     """Not plainly valid: the models read this document and say what is wrong."""
 
@@ -102,11 +125,13 @@ def read_topology(raw: object) -> Topology | None:
     spans objects is broken, as :func:`~arklow_pulumi.core.building.build_topology` does."""
     try:
         doc = _object(raw if raw is not None else {}, _TOPOLOGY)
-        destinations = [_destination(d) for d in _list(doc.get("destinations"))]
+        read = [_destination(d) for d in _list(doc.get("destinations"))]
         declared = [_pool(p) for p in _list(doc.get("pools"))]
     except _Defer:
         return None
-    return assemble_topology(destinations, declared)
+    destinations = [destination for destination, _plain in read]
+    plain = all([plain for _destination, plain in read])
+    return assemble_topology(destinations, declared, destinations_plain=plain)
 
 
 def read_demand(raw: object) -> dict[str, float] | None:
@@ -199,7 +224,10 @@ def _mapping(value: object, read: Callable[[object], float]) -> dict[str, float]
 # -- objects ----------------------------------------------------------------------------------
 
 
-def _destination(value: object) -> Destination:
+def _destination(value: object) -> tuple[Destination, bool]:
+    """The destination, and whether
+    :func:`~arklow_pulumi.core.validating.destination_is_plain` holds of it (checked while its
+    lanes are read)."""
     if type(value) is not dict or not value.keys() <= _DESTINATION:
         raise _Defer
     get = value.get
@@ -212,7 +240,18 @@ def _destination(value: object) -> Destination:
         standalone = EMPTY
     else:
         standalone = frozen_map(_mapping(capacity, _capacity))
-    return Destination(name, resources, _lanes(name, get("lanes")), standalone)
+    if _native is not None:
+        read = _native.read_lanes(
+            name, get("lanes"), resources, Lane, _LANE_SETTERS, EMPTY, _NATIVE_LIMITS
+        )
+        if read is None:
+            raise _Defer
+        lanes, plain = read
+    else:
+        lanes = _lanes(name, get("lanes"))
+        plain = lanes_are_plain(lanes, set(resources))
+    destination = Destination(name, resources, lanes, standalone)
+    return destination, plain and destination_head_is_plain(name, resources, standalone)
 
 
 def _lanes(destination: str, value: object) -> tuple[Lane, ...]:

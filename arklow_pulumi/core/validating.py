@@ -9,7 +9,7 @@ too (:mod:`arklow_pulumi.core.spec` documents them).
 from __future__ import annotations
 
 from collections import Counter
-from collections.abc import Iterable, Iterator
+from collections.abc import Iterable, Iterator, Mapping
 
 from arklow_pulumi.core.errors import Problem
 from arklow_pulumi.core.limits import (
@@ -100,8 +100,16 @@ def destination_is_plain(dest: Destination) -> bool:
     """Whether :func:`destination_problems` (with ``lanes_from_spec``) would find nothing, checked
     in one pass without generators (a topology can have 100,000 destinations); when it is not,
     :func:`destination_problems` says what is wrong."""
-    name = dest.name
-    resources = dest.resources
+    return destination_head_is_plain(
+        dest.name, dest.resources, dest.standalone_capacity
+    ) and lanes_are_plain(dest.lanes, set(dest.resources))
+
+
+def destination_head_is_plain(
+    name: str, resources: tuple[str, ...], standalone_capacity: Mapping[str, float]
+) -> bool:
+    """The part of :func:`destination_is_plain` about the destination itself: its name, its
+    resources and its standalone capacities."""
     known = set(resources)
     if not _plain_name(name) or len(known) != len(resources):
         return False
@@ -109,10 +117,17 @@ def destination_is_plain(dest: Destination) -> bool:
     for resource in resources:
         if not (len(resource) < room and _plain_name(resource)):
             return False
-    for resource, capacity in dest.standalone_capacity.items():
+    for resource, capacity in standalone_capacity.items():
         if resource not in known or not (capacity == 0 or MIN_CAPACITY <= capacity <= MAX_UNITS):
             return False
-    lanes = dest.lanes
+    return True
+
+
+def lanes_are_plain(lanes: tuple[Lane, ...], known: set[str]) -> bool:
+    """The part of :func:`destination_is_plain` about the lanes (their values are in range
+    already, as a reader or the spec models checked): names unique in the destination, none
+    holding ``/``, every cost for one of the destination's resources (``known``). The compiled
+    reader (``_reading.c``) checks the same while it reads the lanes."""
     if len({lane.name for lane in lanes}) != len(lanes):
         return False
     for lane in lanes:
