@@ -22,6 +22,7 @@
 #define PY_SSIZE_T_CLEAN
 #include <Python.h>
 #include <math.h>
+#include <stdint.h>
 #include <string.h>
 
 #define TWO_53 9007199254740992.0
@@ -77,6 +78,55 @@ static int integer_text(char *out, double v) {
     return len;
 }
 
+/* The texts of the numbers met so far, by their bits: a direct-mapped table (a collision
+ * replaces the slot). Demands, fair shares and zeros repeat across lanes; the shortest repr
+ * (dtoa) is most of the time otherwise. */
+typedef struct {
+    uint64_t bits;
+    unsigned char len; /* 0: empty */
+    char text[31];
+} Slot;
+
+typedef struct {
+    Slot *slots;
+    int shift;
+} Cache;
+
+static int cache_init(Cache *c, Py_ssize_t numbers) {
+    int log2 = 10;
+    while (log2 < 12 && ((Py_ssize_t)1 << log2) < numbers / 2) log2++;
+    c->shift = 64 - log2;
+    c->slots = PyMem_Calloc((size_t)1 << log2, sizeof(Slot));
+    if (c->slots == NULL) {
+        PyErr_NoMemory();
+        return -1;
+    }
+    return 0;
+}
+
+static inline Slot *cache_slot(const Cache *c, double v, uint64_t *bits) {
+    memcpy(bits, &v, sizeof v);
+    return &c->slots[(*bits * 0x9E3779B97F4A7C15ULL) >> c->shift];
+}
+
+/* The text of v in *slot from PyOS_double_to_string: its length, 0 (too long to keep: never
+ * for these formats) or -1 on error. */
+static int cache_fill(Slot *slot, uint64_t bits, double v, char code, int precision,
+                      int flags) {
+    char *s = PyOS_double_to_string(v, code, precision, flags, NULL);
+    if (s == NULL) return -1;
+    size_t n = strlen(s);
+    if (n >= sizeof slot->text) {
+        PyMem_Free(s);
+        return 0;
+    }
+    memcpy(slot->text, s, n);
+    PyMem_Free(s);
+    slot->bits = bits;
+    slot->len = (unsigned char)n;
+    return (int)n;
+}
+
 /* The items of a list or tuple of exactly n items into *items: 1, else 0 (no exception set).
  * (An empty list's item array is NULL.) */
 static int items_of(PyObject *seq, Py_ssize_t n, PyObject ***items) {
@@ -89,7 +139,7 @@ static int items_of(PyObject *seq, Py_ssize_t n, PyObject ***items) {
 /* --- JSON ------------------------------------------------------------------------------ */
 
 /* rendering._json_number of an exact finite float: 1 written, 0 not handled here, -1 error. */
-static int json_number(Buf *b, PyObject *o) {
+static int json_number(Buf *b, const Cache *cache, PyObject *o) {
     if (!PyFloat_CheckExact(o)) return 0;
     double v = PyFloat_AS_DOUBLE(o);
     if (!isfinite(v)) return 0;
@@ -98,13 +148,14 @@ static int json_number(Buf *b, PyObject *o) {
         b->len += integer_text(b->p + b->len, v);
         return 1;
     }
-    char *s = PyOS_double_to_string(v, 'r', 0, Py_DTSF_ADD_DOT_0, NULL);
-    if (s == NULL) return -1;
-    Py_ssize_t n = (Py_ssize_t)strlen(s);
-    int ok = reserve(b, n);
-    if (ok == 0) put(b, s, n);
-    PyMem_Free(s);
-    return ok < 0 ? -1 : 1;
+    uint64_t bits;
+    Slot *slot = cache_slot(cache, v, &bits);
+    int n = slot->len && slot->bits == bits
+                ? slot->len
+                : cache_fill(slot, bits, v, 'r', 0, Py_DTSF_ADD_DOT_0);
+    if (n <= 0) return n; /* 0: longer than any repr; left to the Python */
+    put(b, slot->text, n);
+    return 1;
 }
 
 static const char HEX[] = "0123456789abcdef";
@@ -132,7 +183,14 @@ static int json_key(Buf *b, PyObject *key) {
     const void *data = PyUnicode_DATA(key);
     char *q = b->p + b->len;
     *q++ = '"';
-    for (Py_ssize_t i = 0; i < n; i++) {
+    Py_ssize_t i = 0;
+    if (kind == PyUnicode_1BYTE_KIND) { /* the usual key: a run of plain characters first */
+        const unsigned char *src = data;
+        while (i < n && src[i] >= ' ' && src[i] <= '~' && src[i] != '\\' && src[i] != '"') i++;
+        memcpy(q, src, (size_t)i);
+        q += i;
+    }
+    for (; i < n; i++) {
         Py_UCS4 c = PyUnicode_READ(kind, data, i);
         if (c >= ' ' && c <= '~' && c != '\\' && c != '"') {
             *q++ = (char)c;
@@ -183,6 +241,8 @@ static PyObject *json_lanes(PyObject *self, PyObject *args) {
     static const char *label[4] = {": {\"demand\": ", ", \"allocation\": ", ", \"held\": ",
                                    ", \"admission\": "};
     Buf b = {NULL, 0, 0};
+    Cache cache;
+    if (cache_init(&cache, 4 * n) < 0) return NULL;
     int ok = 1;
     for (Py_ssize_t i = 0; i < n && ok > 0; i++) {
         if ((ok = reserve(&b, 8)) < 0) break;
@@ -193,7 +253,7 @@ static PyObject *json_lanes(PyObject *self, PyObject *args) {
             Py_ssize_t m = (Py_ssize_t)strlen(label[c]);
             if ((ok = reserve(&b, m + 1)) < 0) break;
             put(&b, label[c], m);
-            ok = json_number(&b, item[c][i]);
+            ok = json_number(&b, &cache, item[c][i]);
         }
         if (ok > 0 && (ok = reserve(&b, 1)) == 0) {
             PUT_LITERAL(&b, "}");
@@ -204,6 +264,7 @@ static PyObject *json_lanes(PyObject *self, PyObject *args) {
     if (ok > 0) out = ascii_str(&b);
     else if (ok == 0) out = Py_NewRef(Py_None);
     PyMem_Free(b.p);
+    PyMem_Free(cache.slots);
     return out;
 }
 
@@ -212,7 +273,7 @@ static PyObject *json_lanes(PyObject *self, PyObject *args) {
 #define CELL 24 /* "-1.23457e+308" is 13 characters; "nan", "-inf" fewer */
 
 /* rendering._fmt of an exact float into out (CELL bytes): its length, 0 not handled, -1 error. */
-static int table_cell(char *out, PyObject *o) {
+static int table_cell(char *out, const Cache *cache, PyObject *o) {
     if (!PyFloat_CheckExact(o)) return 0;
     double v = PyFloat_AS_DOUBLE(o);
     if (v == 0) {
@@ -224,17 +285,14 @@ static int table_cell(char *out, PyObject *o) {
         return 1;
     }
     if (v == floor(v) && fabs(v) < 1e6) return integer_text(out, v); /* what "g" prints */
-    char *s = fabs(v) >= 1e-3 ? PyOS_double_to_string(v, 'g', 6, 0, NULL)
-                              : PyOS_double_to_string(v, 'e', 2, 0, NULL);
-    if (s == NULL) return -1;
-    size_t n = strlen(s);
-    if (n >= CELL) { /* cannot happen; keep the Python's text then */
-        PyMem_Free(s);
-        return 0;
-    }
-    memcpy(out, s, n);
-    PyMem_Free(s);
-    return (int)n;
+    uint64_t bits;
+    Slot *slot = cache_slot(cache, v, &bits);
+    int n = slot->len && slot->bits == bits ? slot->len
+            : fabs(v) >= 1e-3               ? cache_fill(slot, bits, v, 'g', 6, 0)
+                                            : cache_fill(slot, bits, v, 'e', 2, 0);
+    if (n <= 0 || n >= CELL) return n < 0 ? -1 : 0; /* too long: never; the Python then */
+    memcpy(out, slot->text, (size_t)n);
+    return n;
 }
 
 /* Writes ASCII into a str being built, at *pos. */
@@ -279,10 +337,11 @@ static PyObject *table_lanes(PyObject *self, PyObject *args) {
     Py_UCS4 maxchar = 127;
     char *cells = n ? PyMem_Malloc((size_t)n * 4 * CELL) : NULL;
     unsigned char *lens = n ? PyMem_Malloc((size_t)n * 4) : NULL;
-    if (n && (cells == NULL || lens == NULL)) {
+    Cache cache = {NULL, 0};
+    if ((n && (cells == NULL || lens == NULL)) || cache_init(&cache, 4 * n) < 0) {
         PyMem_Free(cells);
         PyMem_Free(lens);
-        return PyErr_NoMemory();
+        return PyErr_Occurred() ? NULL : PyErr_NoMemory();
     }
     PyObject *out = NULL;
     Py_ssize_t held_count = 0;
@@ -294,7 +353,7 @@ static PyObject *table_lanes(PyObject *self, PyObject *args) {
         Py_UCS4 m = PyUnicode_MAX_CHAR_VALUE(key[i]);
         if (m > maxchar) maxchar = m;
         for (int c = 0; c < 4; c++) {
-            int len = table_cell(cells + (i * 4 + c) * CELL, item[c][i]);
+            int len = table_cell(cells + (i * 4 + c) * CELL, &cache, item[c][i]);
             if (len < 0) goto done;
             if (len == 0) goto fallback;
             lens[i * 4 + c] = (unsigned char)len;
@@ -364,6 +423,7 @@ fallback:
 done:
     PyMem_Free(cells);
     PyMem_Free(lens);
+    PyMem_Free(cache.slots);
     return out;
 }
 

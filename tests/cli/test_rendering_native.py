@@ -15,6 +15,7 @@ import importlib.machinery
 import json
 import math
 import os
+import random
 import subprocess
 import sys
 
@@ -201,4 +202,24 @@ def test_ints_and_odd_columns_are_left_to_the_python() -> None:
 def test_ints_print_as_the_python_prints_them() -> None:
     lanes = columns([("a", 2, 3, 1, 2**60), ("b", 1.5, 2.0, -0.0, 0.0)])
     result = Allocation(lanes=lanes, pools={})
+    assert rendered(result, True) == rendered(result, False)
+
+
+@needs_native
+@pytest.mark.parametrize("seed", range(3))
+def test_many_lanes_with_repeats_are_the_python_text(seed: int) -> None:
+    """Enough numbers to fill and overwrite the module's table of number texts many times."""
+    rng = random.Random(seed)
+    pool = [rng.uniform(0, 100) for _ in range(3000)] + [rng.uniform(0, 0.002) for _ in range(500)]
+    pool += [float(rng.randrange(1000)) for _ in range(200)] + SPECIAL
+
+    def draw() -> float:
+        return rng.choice(pool) if rng.random() < 0.7 else rng.expovariate(0.01)
+
+    rows = [(f"d{k // 7}/l{k % 7}", draw(), draw(), draw(), draw()) for k in range(20_000)]
+    lanes = columns(rows)
+    from arklow_pulumi.cli import _render
+
+    assert _render.json_lanes(*lanes.columns()) is not None  # the module renders these
+    result = Allocation(lanes=lanes, pools=POOLS)
     assert rendered(result, True) == rendered(result, False)
