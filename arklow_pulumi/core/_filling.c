@@ -851,6 +851,45 @@ static PyObject *pair_of(PyObject *a, PyObject *b) {
     return t;
 }
 
+/* The dict behind a mappingproxy (types.MappingProxyType) when it is an exact dict, else NULL
+ * (the caller then goes through the mapping protocol). CPython's mappingproxy is a bare object
+ * holding its mapping and nothing else; the layout below is that struct's. */
+typedef struct {
+    PyObject_HEAD
+    PyObject *mapping;
+} MappingProxy;
+
+static PyObject *dict_behind(PyObject *obj) {
+    if (PyDict_CheckExact(obj)) return obj;
+    if (!Py_IS_TYPE(obj, &PyDictProxy_Type)) return NULL;
+    PyObject *mapping = ((MappingProxy *)obj)->mapping;
+    return PyDict_CheckExact(mapping) ? mapping : NULL;
+}
+
+/* `mapping.get(key, default)`, a borrowed reference (NULL with an error set on failure); a
+ * plain dict (or one behind a mappingproxy) is read directly. */
+static PyObject *get_or(PyObject *mapping, PyObject *key, PyObject *dflt, PyObject **owned) {
+    static PyObject *s_get;
+    *owned = NULL;
+    PyObject *d = dict_behind(mapping);
+    if (d) {
+        PyObject *v = PyDict_GetItemWithError(d, key);
+        return v ? v : PyErr_Occurred() ? NULL : dflt;
+    }
+    if (!s_get && !(s_get = PyUnicode_InternFromString("get"))) return NULL;
+    return *owned = PyObject_CallMethodObjArgs(mapping, s_get, key, dflt, NULL);
+}
+
+/* `mapping[key]`, a new reference; a plain dict (or one behind a mappingproxy) read directly. */
+static PyObject *get_item(PyObject *mapping, PyObject *key) {
+    PyObject *d = dict_behind(mapping);
+    if (!d) return PyObject_GetItem(mapping, key);
+    PyObject *v = PyDict_GetItemWithError(d, key);
+    if (v) return Py_NewRef(v);
+    if (!PyErr_Occurred()) PyErr_SetObject(PyExc_KeyError, key);
+    return NULL;
+}
+
 static int append_new(PyObject *list, PyObject *item) {
     if (!item) return -1;
     int rc = PyList_Append(list, item);
@@ -873,15 +912,14 @@ static PyObject *compile_lanes(PyObject *self, PyObject *args) {
         PyErr_SetString(PyExc_ValueError, "pools must be >= 0");
         return NULL;
     }
-    static PyObject *s_name, *s_resources, *s_lanes, *s_weight, *s_limit, *s_cost, *s_get;
+    static PyObject *s_name, *s_resources, *s_lanes, *s_weight, *s_limit, *s_cost;
     if (!s_name) {
         if (!(s_name = PyUnicode_InternFromString("name")) ||
             !(s_resources = PyUnicode_InternFromString("resources")) ||
             !(s_lanes = PyUnicode_InternFromString("lanes")) ||
             !(s_weight = PyUnicode_InternFromString("weight")) ||
             !(s_limit = PyUnicode_InternFromString("limit")) ||
-            !(s_cost = PyUnicode_InternFromString("cost")) ||
-            !(s_get = PyUnicode_InternFromString("get"))) {
+            !(s_cost = PyUnicode_InternFromString("cost"))) {
             Py_CLEAR(s_name);
             return NULL;
         }
@@ -922,10 +960,10 @@ static PyObject *compile_lanes(PyObject *self, PyObject *args) {
             PyObject *res = PySequence_Fast_GET_ITEM(resources, r);
             PyObject *mkey = pair_of(dname, res);
             if (!mkey) goto done;
-            PyObject *pool = PyObject_GetItem(memberships, mkey);
+            PyObject *pool = get_item(memberships, mkey);
             Py_DECREF(mkey);
             if (!pool) goto done;
-            PyObject *p = PyObject_GetItem(pool_index, pool);
+            PyObject *p = get_item(pool_index, pool);
             Py_DECREF(pool);
             if (!p) goto done;
             PyTuple_SET_ITEM(dpools, r, p);
@@ -976,7 +1014,8 @@ static PyObject *compile_lanes(PyObject *self, PyObject *args) {
                 Py_DECREF(at);
                 goto done;
             }
-            int costed = PyObject_IsTrue(cost);
+            PyObject *cost_dict = dict_behind(cost);
+            int costed = cost_dict ? PyDict_GET_SIZE(cost_dict) > 0 : PyObject_IsTrue(cost);
             if (costed < 0) {
                 Py_DECREF(at);
                 goto done;
@@ -987,14 +1026,14 @@ static PyObject *compile_lanes(PyObject *self, PyObject *args) {
                     goto done;
                 }
                 for (Py_ssize_t r = 0; r < k; r++) {
-                    PyObject *c = PyObject_CallMethodObjArgs(
-                        cost, s_get, PySequence_Fast_GET_ITEM(resources, r), one, NULL);
+                    PyObject *owned;
+                    PyObject *c = get_or(cost, PySequence_Fast_GET_ITEM(resources, r), one, &owned);
                     if (!c) {
                         Py_DECREF(at);
                         goto done;
                     }
                     PyObject *pc = pair_of(PyTuple_GET_ITEM(dpools, r), c);
-                    Py_DECREF(c);
+                    Py_XDECREF(owned);
                     if (!pc) {
                         Py_DECREF(at);
                         goto done;
