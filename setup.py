@@ -31,5 +31,11 @@ setup(
             extra_compile_args=["-O2", "-ffp-contract=off", "-fno-fast-math", "-std=c99"],
             optional=True,
         ),
+        Extension(
+            "arklow_pulumi._plain_yaml",
+            sources=["arklow_pulumi/_plain_yaml.c"],
+            extra_compile_args=["-O2", "-std=c99"],
+            optional=True,
+        ),
     ]
 )

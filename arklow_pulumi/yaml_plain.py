@@ -16,11 +16,20 @@ Over that subset both parsers give the same values (``tests/test_yaml_plain.py``
 on generated and mutated documents). Any other document, and any document the compiled parser
 refuses, is read by PyYAML exactly as before, with its messages. Without ``yaml_rs`` installed
 every document is.
+
+A plain document is first offered to ``arklow_pulumi._plain_yaml`` (optional C, ``NATIVE`` says
+whether it is in use; ``ARKLOW_PURE_PYTHON=1`` turns it off): a reader of the block style people
+and ``yaml.safe_dump`` write, four times faster than ``yaml_rs`` on a 100,000-lane topology. It
+gives exactly what ``yaml_rs`` gives wherever it reads a document (the tests hold it to that) and
+declines anything it is not sure of (a key given twice, a multi-line scalar, ``- - x``, a number
+as a key, ...); ``yaml_rs`` reads those as before.
 """
 
 from __future__ import annotations
 
+import os
 import re
+from types import ModuleType
 from typing import Any
 
 try:
@@ -28,7 +37,22 @@ try:
 except ImportError:  # pragma: no cover - a declared dependency; PyYAML reads everything then
     yaml_rs = None  # type: ignore[assignment]
 
-__all__ = ["read_plain_yaml"]
+__all__ = ["NATIVE", "read_plain_yaml"]
+
+
+def _load_native() -> ModuleType | None:
+    if os.environ.get("ARKLOW_PURE_PYTHON") == "1":
+        return None
+    try:
+        from arklow_pulumi import _plain_yaml
+    except ImportError:
+        return None
+    return _plain_yaml
+
+
+_native = _load_native()
+NATIVE: bool = _native is not None
+"""Whether plain documents are first offered to the compiled block-style reader."""
 
 _C = "A-Za-z0-9_./+-"  # the characters of a plain word
 _NOT_BOOLEAN = rf"(?!(?:yes|Yes|YES|no|No|NO|on|On|ON|off|Off|OFF)(?![{_C}]))"  # YAML 1.1 booleans
@@ -83,7 +107,13 @@ def is_plain(text: str) -> bool:
 def read_plain_yaml(text: str) -> tuple[bool, Any]:
     """``(True, values)`` when ``text`` is plain and the compiled parser reads it; else
     ``(False, None)``: read it with PyYAML (which also gives the message for a broken one)."""
-    if yaml_rs is None or not is_plain(text):
+    if not is_plain(text):
+        return False, None
+    if _native is not None:
+        read, value = _native.loads(text)
+        if read:
+            return True, value
+    if yaml_rs is None:
         return False, None
     try:
         value = yaml_rs.loads(

@@ -5,17 +5,26 @@ compiled route only for documents in a grammar where both read the same. These t
 that on the scalars where the two schemas differ, on generated documents, and on thousands of
 random mutations of a topology (any mutation the route accepts must read exactly as PyYAML reads
 it); and they make sure the route is actually taken for what people and ``yaml.safe_dump`` write.
+
+The compiled block-style reader (``arklow_pulumi._plain_yaml``) is held, wherever it reads a
+document, to what ``yaml_rs`` and PyYAML read: in every comparison here, and on generated block
+documents of its own (nested maps and lists, odd indentation, comments, blank lines, flow items).
 """
 
 from __future__ import annotations
 
+import importlib.machinery
 import math
+import os
 import random
 import re
+import subprocess
+import sys
 from typing import Any
 
 import pytest
 import yaml
+import yaml_rs
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
@@ -85,13 +94,43 @@ def _pyyaml(text: str) -> tuple[bool, Any]:
         return False, None
 
 
+def _yaml_rs(text: str) -> tuple[bool, Any]:
+    try:
+        return True, yaml_rs.loads(
+            text, parse_datetime=False, duplicate_key_policy=yaml_rs.DuplicateKeyPolicy.Error
+        )
+    except (ValueError, TypeError, RecursionError, OverflowError):
+        return False, None
+
+
+FORCED_PURE = os.environ.get("ARKLOW_PURE_PYTHON") == "1"
+needs_native = pytest.mark.skipif(FORCED_PURE, reason="ARKLOW_PURE_PYTHON=1 forces yaml_rs")
+
+
+def _native(text: str) -> bool:
+    """True when the compiled reader reads ``text``; it must then read as yaml_rs does."""
+    if yaml_plain._native is None:
+        return False
+    read, value = yaml_plain._native.loads(text)
+    if read:
+        ok, expected = _yaml_rs(text)
+        assert ok, f"the compiled reader read what yaml_rs refuses: {text!r}"
+        assert _same(value, expected), f"{text!r}: {value!r} != {expected!r}"
+    else:
+        assert value is None
+    return bool(read)
+
+
 def _check(text: str) -> bool:
-    """True when the plain route took ``text``; it must then read as PyYAML does."""
+    """True when the plain route took ``text``; it must then read as PyYAML does (and the
+    compiled reader, where it reads it, as yaml_rs and PyYAML do)."""
     taken, value = read_plain_yaml(text)
     if taken:
         ok, expected = _pyyaml(text)
         assert ok, f"the plain route read what PyYAML refuses: {text!r}"
         assert _same(value, expected), f"{text!r}: {value!r} != {expected!r}"
+    if is_plain(text):
+        _native(text)
     return taken
 
 
@@ -100,6 +139,25 @@ def test_a_hand_written_topology_takes_the_plain_route_and_reads_the_same() -> N
     assert _check("---\n" + TOPOLOGY)
     assert _check("")
     assert _check("# only a comment\n")
+
+
+@needs_native
+def test_the_compiled_reader_is_loaded_and_reads_the_hand_written_topology() -> None:
+    assert yaml_plain.NATIVE
+    from arklow_pulumi import _plain_yaml
+
+    assert _plain_yaml.__file__.endswith(tuple(importlib.machinery.EXTENSION_SUFFIXES))
+    for text in (TOPOLOGY, "---\n" + TOPOLOGY, "", "# only a comment\n"):
+        assert _native(text), text
+
+
+def test_the_compiled_reader_is_turned_off_by_the_environment() -> None:
+    code = "import arklow_pulumi.yaml_plain as y; print(y.NATIVE)"
+    env = {**os.environ, "ARKLOW_PURE_PYTHON": "1"}
+    out = subprocess.run(
+        [sys.executable, "-c", code], env=env, capture_output=True, text=True, check=True
+    )
+    assert out.stdout.strip() == "False"
 
 
 @pytest.mark.parametrize(
@@ -211,12 +269,16 @@ def test_what_safe_dump_writes_reads_back_the_same(
     text = yaml.safe_dump(value, sort_keys=False, default_flow_style=flow)
     _check(text)
     assert _same(parse_document(text), yaml.safe_load(text))
+    # the compiled reader reads every plain text safe_dump writes, but for a list in a list
+    # (``- - x``: several markers on a line, which it leaves to yaml_rs)
+    if yaml_plain.NATIVE and is_plain(text) and not re.search(r"^ *- +-(?: |$)", text, re.M):
+        assert _native(text), text
 
 
 def test_random_mutations_of_a_topology_never_read_differently() -> None:
     rng = random.Random(20261130)
     alphabet = [*" \n:-[]{},#'\"0123456789.eE+abyesno", "  ", "- ", ": ", "\n  "]
-    taken = 0
+    taken = native = 0
     for _ in range(3000):
         chars = list(TOPOLOGY)
         for _ in range(rng.randint(1, 3)):
@@ -228,8 +290,11 @@ def test_random_mutations_of_a_topology_never_read_differently() -> None:
                 del chars[at]
             else:
                 chars[at] = rng.choice(alphabet)
-        taken += _check("".join(chars))
+        text = "".join(chars)
+        taken += _check(text)
+        native += _native(text)  # plain or not: whatever it reads, it reads as yaml_rs does
     assert taken > 300  # the route is taken for many mutations, and every one read the same
+    assert native > 300 or not yaml_plain.NATIVE
 
 
 def test_deep_nesting_is_left_to_pyyaml() -> None:

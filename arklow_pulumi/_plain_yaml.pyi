@@ -1,0 +1,3 @@
+"""Types of the compiled reader for block-style plain YAML (``_plain_yaml.c``)."""
+
+def loads(text: str, /) -> tuple[bool, object]: ...
