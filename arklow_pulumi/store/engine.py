@@ -108,7 +108,7 @@ def open_store(url: str, *, create: bool = True, read_only: bool = False) -> Sto
     :class:`StoreError` names ``arklow store upgrade``. ``read_only=True`` implies
     ``create=False`` and opens connections that cannot write.
     """
-    url = normalize_url(url)
+    url = _NORMALIZED.get(url) or _normalize_once(url)
     create = create and not read_only
     key = (url, read_only)
     store = _STORES.get(key)
@@ -127,6 +127,17 @@ def open_store(url: str, *, create: bool = True, read_only: bool = False) -> Sto
                     require_current(store)
                 _CURRENT.add(url)
     return store
+
+
+# The URLs this process has already normalized (every provider call opens its store by URL: the
+# parse, checks and redaction bookkeeping ran once per call, ~0.3 ms).
+_NORMALIZED: dict[str, str] = {}
+
+
+def _normalize_once(url: str) -> str:
+    normalized = normalize_url(url)
+    _NORMALIZED[url] = normalized
+    return normalized
 
 
 def close_stores() -> None:

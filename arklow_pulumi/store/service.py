@@ -42,7 +42,10 @@ from arklow_pulumi.store.snapshots import (
     load_all,
     load_scope,
     read_identity,
+    read_membership,
+    read_membership_identity,
     stamp,
+    stamp_membership,
     write_changes,
 )
 
@@ -265,11 +268,11 @@ def join(store: Store, destination: str, pool: str, claim: Claim | None = None) 
         after = rules.join(topo, destination, pool)
         if claim is None:
             return after, None
-        where = _membership_where(destination, topo.pools[pool].resource)
-        found = read_identity(conn, MEMBERSHIPS, *where)
+        resource = topo.pools[pool].resource
+        found = read_membership_identity(conn, destination, resource)
         if found is not None and found.create_id is not None:
             may_adopt(obj, found, claim)
-        return after, _stamper(claim, MEMBERSHIPS, *where)
+        return after, lambda conn: stamp_membership(conn, destination, resource, claim)
 
     topo = _apply(store, Scope(destinations=_d(destination), pools=_d(pool)), change)
     return topo.pools[pool].resource
@@ -322,12 +325,8 @@ def membership_view(store: Store, destination: str, pool: str) -> MembershipView
     """The membership of ``destination`` in ``pool``, when it is one, with its identity."""
 
     def read(conn: Connection) -> MembershipView | None:
-        topo = load_scope(conn, Scope(destinations=_d(destination), pools=_d(pool)))
-        current = topo.pools.get(pool)
-        if current is None or topo.memberships.get((destination, current.resource)) != pool:
-            return None
-        where = _membership_where(destination, current.resource)
-        return MembershipView(current.resource, read_identity(conn, MEMBERSHIPS, *where) or NONE)
+        found = read_membership(conn, destination, pool)
+        return None if found is None else MembershipView(*found)
 
     return _query(store, read)
 

@@ -10,11 +10,12 @@ functions decide on that snapshot; :func:`write_changes` stores only what they c
 
 from __future__ import annotations
 
+import functools
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
-from sqlalchemy import Connection, Row, Table, delete, insert, or_, select, update
+from sqlalchemy import Connection, Row, Table, bindparam, delete, insert, or_, select, update
 
 from arklow_pulumi.core.building import policy_from_document
 from arklow_pulumi.core.topology import (
@@ -76,55 +77,99 @@ def load_scope(conn: Connection, scope: Scope) -> Topology:
     rows = _Rows()
     names = set(scope.destinations)
     if scope.pools_with_members:
-        _add_memberships(rows, conn, MEMBERSHIPS.c.pool.in_(scope.pools_with_members))
+        _add_memberships(rows, conn, _MEMBERS_OF_POOLS, scope.pools_with_members)
         names |= {d for d, _ in rows.memberships}
     if names:
         _load_destinations(rows, conn, names)
-        _add_memberships(rows, conn, MEMBERSHIPS.c.destination.in_(names))
     wanted = set(scope.pools) | set(scope.pools_with_members) | set(rows.memberships.values())
     target_rows: list[Row[Any]] = []
     if scope.all_targets:
-        target_rows = list(conn.execute(select(TARGETS).order_by(TARGETS.c.name)))
+        target_rows = list(conn.execute(_ALL_TARGETS))
         wanted |= {r.pool for r in target_rows}
     _load_pools(rows, conn, wanted, rows.destinations.values())
     owned = [name for name, r in rows.pools.items() if r.owner is not None]
     if owned:
-        _add_memberships(rows, conn, MEMBERSHIPS.c.pool.in_(owned))
+        _add_memberships(rows, conn, _MEMBERS_OF_POOLS, owned)
     if not scope.all_targets and rows.pools:
-        query = select(TARGETS).where(TARGETS.c.pool.in_(rows.pools)).order_by(TARGETS.c.name)
-        target_rows = list(conn.execute(query))
+        target_rows = list(conn.execute(_TARGETS_OF_POOLS, {"pools": list(rows.pools)}))
     _add_targets(rows, target_rows)
     return _topology(rows)
 
 
+# The statements a snapshot is read with, built once: SQLAlchemy compiles a statement once per
+# engine and reuses it while the statement object (or one built the same way) comes back, and the
+# lists go in expanding bind parameters, so any number of names reuses one compiled form.
+def _names(key: str) -> Any:
+    return bindparam(key, expanding=True)
+
+
+_MEMBERS_OF_POOLS = select(MEMBERSHIPS).where(MEMBERSHIPS.c.pool.in_(_names("pools")))
+_ALL_TARGETS = select(TARGETS).order_by(TARGETS.c.name)
+_TARGETS_OF_POOLS = (
+    select(TARGETS).where(TARGETS.c.pool.in_(_names("pools"))).order_by(TARGETS.c.name)
+)
+# The destinations with every membership they have, in one round trip (a destination without
+# memberships comes back once, with NULL membership columns).
+_DESTINATIONS_WITH_MEMBERSHIPS = (
+    select(DESTINATIONS, MEMBERSHIPS.c.resource.label("m_resource"), MEMBERSHIPS.c.pool)
+    .select_from(
+        DESTINATIONS.outerjoin(MEMBERSHIPS, MEMBERSHIPS.c.destination == DESTINATIONS.c.name)
+    )
+    .where(DESTINATIONS.c.name.in_(_names("names")))
+)
+# The escape character of the standalone-name prefixes (SQLAlchemy's ``autoescape`` uses it too).
+_ESCAPE = "/"
+
+
 def _load_destinations(rows: _Rows, conn: Connection, names: set[str]) -> None:
-    query = select(DESTINATIONS).where(DESTINATIONS.c.name.in_(names))
-    rows.destinations.update((r.name, _destination(r)) for r in conn.execute(query))
+    """The named destinations and all their memberships (a membership row implies its
+    destination: the foreign key)."""
+    for r in conn.execute(_DESTINATIONS_WITH_MEMBERSHIPS, {"names": list(names)}):
+        if r.name not in rows.destinations:
+            rows.destinations[r.name] = _destination(r)
+        if r.m_resource is not None:
+            rows.memberships[(r.name, r.m_resource)] = r.pool
 
 
-def _add_memberships(rows: _Rows, conn: Connection, condition: Any) -> None:
-    for r in conn.execute(select(MEMBERSHIPS).where(condition)):
+def _add_memberships(rows: _Rows, conn: Connection, query: Any, pools: Iterable[str]) -> None:
+    for r in conn.execute(query, {"pools": list(pools)}):
         rows.memberships[(r.destination, r.resource)] = r.pool
 
 
 def _load_pools(
     rows: _Rows, conn: Connection, names: set[str], destinations: Iterable[Destination]
 ) -> None:
-    conditions: list[Any] = []
-    if names:
-        conditions.append(POOLS.c.name.in_(names))
     dest_names = [d.name for d in destinations]
-    if dest_names:
-        conditions.append(POOLS.c.owner.in_(dest_names))
-    for dest in destinations:
-        for resource in dest.resources:
-            # A new standalone pool takes the first free name of <d>/<r>, <d>/<r>.2, ...
-            base = standalone_pool_name(dest.name, resource)
-            conditions.append(POOLS.c.name == base)
-            conditions.append(POOLS.c.name.startswith(base + ".", autoescape=True))
-    if conditions:
-        for r in conn.execute(select(POOLS).where(or_(*conditions))):
-            rows.pools[r.name] = r
+    # A new standalone pool takes the first free name of <d>/<r>, <d>/<r>.2, ...
+    bases = [standalone_pool_name(d.name, r) for d in destinations for r in d.resources]
+    if not names and not dest_names:
+        return
+    params: dict[str, Any] = {"names": list({*names, *bases}), "owners": dest_names}
+    params.update((f"prefix_{i}", _like_prefix(base + ".")) for i, base in enumerate(bases))
+    for r in conn.execute(_pools_query(len(bases)), params):
+        rows.pools[r.name] = r
+
+
+@functools.cache
+def _pools_query(prefixes: int) -> Any:
+    """The pools named, owned by the named destinations, or named like one of ``prefixes``
+    standalone names (``<d>/<r>.N``): one statement per number of prefixes."""
+    c = POOLS.c
+    return select(POOLS).where(
+        or_(
+            c.name.in_(_names("names")),
+            c.owner.in_(_names("owners")),
+            *(c.name.like(bindparam(f"prefix_{i}"), escape=_ESCAPE) for i in range(prefixes)),
+        )
+    )
+
+
+def _like_prefix(prefix: str) -> str:
+    """A LIKE pattern matching the names that start with ``prefix``, as ``startswith(prefix,
+    autoescape=True)`` builds it."""
+    for special in (_ESCAPE, "%", "_"):
+        prefix = prefix.replace(special, _ESCAPE + special)
+    return prefix + "%"
 
 
 def _add_targets(rows: _Rows, target_rows: Iterable[Row[Any]]) -> None:
@@ -214,18 +259,19 @@ def _upsert(
 def _write_memberships(
     conn: Connection, old: Mapping[tuple[str, str], str], new: Mapping[tuple[str, str], str]
 ) -> None:
-    c = MEMBERSHIPS.c
-    for key in old:
-        if key not in new:
-            conn.execute(delete(MEMBERSHIPS).where(c.destination == key[0], c.resource == key[1]))
-    for key, pool in new.items():
-        if key in old and old[key] != pool:
-            # A moved membership is no longer the one its creator made: the caller that moved
-            # it on purpose (a join) stamps its own identity afterwards; a move by the rules
-            # (into a new standalone pool) leaves none.
-            where = (c.destination == key[0], c.resource == key[1])
-            cleared = {"pool": pool, "create_id": None, "owner_stack": None, "owner_urn": None}
-            conn.execute(update(MEMBERSHIPS).where(*where).values(cleared))
+    gone = [{"key_d": d, "key_r": r} for (d, r) in old if (d, r) not in new]
+    if gone:
+        conn.execute(_DELETE_MEMBERSHIP, gone)
+    # A moved membership is no longer the one its creator made: the caller that moved it on
+    # purpose (a join) stamps its own identity afterwards; a move by the rules (into a new
+    # standalone pool) leaves none.
+    moved = [
+        {"key_d": d, "key_r": r, "new_pool": pool}
+        for (d, r), pool in new.items()
+        if (d, r) in old and old[(d, r)] != pool
+    ]
+    if moved:
+        conn.execute(_MOVE_MEMBERSHIP, moved)
     added = [
         {"destination": d, "resource": r, "pool": pool}
         for (d, r), pool in new.items()
@@ -233,6 +279,18 @@ def _write_memberships(
     ]
     if added:
         conn.execute(insert(MEMBERSHIPS), added)
+
+
+_MEMBERSHIP_KEY = (
+    MEMBERSHIPS.c.destination == bindparam("key_d"),
+    MEMBERSHIPS.c.resource == bindparam("key_r"),
+)
+_DELETE_MEMBERSHIP = delete(MEMBERSHIPS).where(*_MEMBERSHIP_KEY)
+_MOVE_MEMBERSHIP = (
+    update(MEMBERSHIPS)
+    .where(*_MEMBERSHIP_KEY)
+    .values(pool=bindparam("new_pool"), create_id=None, owner_stack=None, owner_urn=None)
+)
 
 
 def _targets_by_name(topo: Topology) -> dict[str, tuple[str, ScaleTarget]]:
@@ -275,8 +333,73 @@ def read_identity(conn: Connection, table: Table, *where: Any) -> Identity | Non
     return None if row is None else Identity(row.create_id, row.owner_stack, row.owner_urn)
 
 
+def read_membership(conn: Connection, destination: str, pool: str) -> tuple[str, Identity] | None:
+    """When ``destination`` is a member of ``pool``: the pool's resource and the membership's
+    identity, in one statement (the membership of the destination for the pool's resource, when
+    it points at that pool)."""
+    row = conn.execute(_MEMBERSHIP_IN_POOL, {"d": destination, "p": pool}).first()
+    if row is None:
+        return None
+    return row.resource, Identity(row.create_id, row.owner_stack, row.owner_urn)
+
+
+_MEMBERSHIP_IN_POOL = (
+    select(
+        POOLS.c.resource,
+        MEMBERSHIPS.c.create_id,
+        MEMBERSHIPS.c.owner_stack,
+        MEMBERSHIPS.c.owner_urn,
+    )
+    .select_from(
+        POOLS.join(
+            MEMBERSHIPS,
+            (MEMBERSHIPS.c.pool == POOLS.c.name) & (MEMBERSHIPS.c.resource == POOLS.c.resource),
+        )
+    )
+    .where(POOLS.c.name == bindparam("p"), MEMBERSHIPS.c.destination == bindparam("d"))
+)
+
+
 def stamp(conn: Connection, table: Table, claim: Claim, *where: Any) -> None:
+    conn.execute(update(table).where(*where).values(_claimed(claim)))
+
+
+def _claimed(claim: Claim) -> dict[str, Any]:
     values: dict[str, Any] = {"create_id": claim.create_id}
     if claim.owner is not None:
         values.update(owner_stack=claim.owner.stack, owner_urn=claim.owner.urn)
-    conn.execute(update(table).where(*where).values(values))
+    return values
+
+
+# A membership's identity by its key, read and stamped with statements built once.
+_MEMBERSHIP_IDENTITY = select(
+    MEMBERSHIPS.c.create_id, MEMBERSHIPS.c.owner_stack, MEMBERSHIPS.c.owner_urn
+).where(*_MEMBERSHIP_KEY)
+_STAMP_MEMBERSHIP = {
+    owned: update(MEMBERSHIPS)
+    .where(*_MEMBERSHIP_KEY)
+    .values(
+        create_id=bindparam("new_create_id"),
+        **(
+            {"owner_stack": bindparam("new_stack"), "owner_urn": bindparam("new_urn")}
+            if owned
+            else {}
+        ),
+    )
+    for owned in (False, True)
+}
+
+
+def read_membership_identity(conn: Connection, destination: str, resource: str) -> Identity | None:
+    """:func:`read_identity` of the membership ``(destination, resource)``."""
+    found = conn.execute(_MEMBERSHIP_IDENTITY, {"key_d": destination, "key_r": resource})
+    row = found.first()
+    return None if row is None else Identity(row.create_id, row.owner_stack, row.owner_urn)
+
+
+def stamp_membership(conn: Connection, destination: str, resource: str, claim: Claim) -> None:
+    """:func:`stamp` of the membership ``(destination, resource)``."""
+    params = {"key_d": destination, "key_r": resource, "new_create_id": claim.create_id}
+    if claim.owner is not None:
+        params.update(new_stack=claim.owner.stack, new_urn=claim.owner.urn)
+    conn.execute(_STAMP_MEMBERSHIP[claim.owner is not None], params)
