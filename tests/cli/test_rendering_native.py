@@ -223,3 +223,39 @@ def test_many_lanes_with_repeats_are_the_python_text(seed: int) -> None:
     assert _render.json_lanes(*lanes.columns()) is not None  # the module renders these
     result = Allocation(lanes=lanes, pools=POOLS)
     assert rendered(result, True) == rendered(result, False)
+
+
+def reference_table(headers: list[str], rows: list[list[str]], right: set[int]) -> list[str]:
+    """``rendering.table`` as it was, row by row: the reference of the column-wise one."""
+    widths = [
+        max(len(h), *(len(r[k]) for r in rows)) if rows else len(h) for k, h in enumerate(headers)
+    ]
+
+    def line(cells: list[str]) -> str:
+        parts = [
+            c.rjust(w) if k in right else c.ljust(w)
+            for k, (c, w) in enumerate(zip(cells, widths, strict=True))
+        ]
+        return "  ".join(parts).rstrip()
+
+    return [line(headers), line(["-" * w for w in widths]), *(line(r) for r in rows)]
+
+
+CELLS = st.text(
+    st.sampled_from(["a", "é", " ", "\u3000", "\t", "-", "7", "\U0001f600"]), max_size=6
+)
+
+
+@settings(max_examples=1500, deadline=None)
+@given(
+    st.integers(0, 6).flatmap(
+        lambda n: st.tuples(
+            st.lists(CELLS, min_size=n, max_size=n),
+            st.lists(st.lists(CELLS, min_size=n, max_size=n), max_size=8),
+            st.sets(st.integers(0, max(n - 1, 0))),
+        )
+    )
+)
+def test_tables_are_the_row_by_row_text(case: tuple[list[str], list[list[str]], set[int]]) -> None:
+    headers, rows, right = case
+    assert rendering.table(headers, rows, right) == reference_table(headers, rows, right)
