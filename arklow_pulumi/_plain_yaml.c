@@ -127,13 +127,14 @@ static int scan_scalar(const Reader *r, const char **p, const char **a, const ch
         }
         /* yes/no/on/off (any of their casings YAML 1.1 reads as booleans) as the first part:
          * outside the grammar (PyYAML and yaml_rs differ) */
-        const char *w = s;
         size_t n = 0;
-        while (w + n < q && is_word_char(w[n])) n++;
-        static const char *const bools[] = {"yes", "Yes", "YES", "no", "No", "NO",
-                                            "on",  "On",  "ON",  "off", "Off", "OFF"};
-        for (size_t i = 0; i < sizeof bools / sizeof bools[0]; i++)
-            if (strlen(bools[i]) == n && memcmp(bools[i], w, n) == 0) return 0;
+        while (s + n < q && n < 4 && is_word_char(s[n])) n++;
+        if (n <= 3 && strchr("yYnNoO", c) != NULL) {
+            static const char *const bools[] = {"yes", "Yes", "YES", "no", "No", "NO",
+                                                "on",  "On",  "ON",  "off", "Off", "OFF"};
+            for (size_t i = 0; i < sizeof bools / sizeof bools[0]; i++)
+                if (strlen(bools[i]) == n && memcmp(bools[i], s, n) == 0) return 0;
+        }
         *a = s;
         *b = q;
         *kind = K_WORD;
@@ -479,7 +480,11 @@ static PyObject *loads(PyObject *module, PyObject *text) {
     if (cache == NULL) return PyErr_NoMemory();
     Reader r = {s + n, s, s, s, 0, cache};
     int marker = n >= 4 && memcmp(s, "---\n", 4) == 0;
+    /* The containers built hold only strs, numbers and each other, without cycles: the cyclic
+     * collector, which would otherwise run over them again and again as they grow, is paused. */
+    int collecting = PyGC_Disable();
     PyObject *v = document(&r, marker ? s + 4 : s);
+    if (collecting) PyGC_Enable();
     for (size_t i = 0; i < CACHE_SIZE; i++) Py_XDECREF(cache[i].value);
     PyMem_Free(cache);
     if (v == NULL) {
