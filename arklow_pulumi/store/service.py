@@ -23,7 +23,13 @@ from sqlalchemy import Connection, Row, select
 from sqlalchemy.exc import DBAPIError, IntegrityError
 
 from arklow_pulumi.core import rules
-from arklow_pulumi.core.topology import Destination, Pool, ScaleTarget, Topology
+from arklow_pulumi.core.topology import (
+    Destination,
+    Pool,
+    ScaleTarget,
+    Topology,
+    standalone_pool_name,
+)
 from arklow_pulumi.store.engine import Store, StoreError, reading, writing
 from arklow_pulumi.store.identity import (
     NONE,
@@ -122,7 +128,14 @@ def create_destination(store: Store, dest: Destination, claim: Claim | None = No
                 return rules.update_destination(topo, dest), _stamper(claim, DESTINATIONS, *where)
         return rules.add_destination(topo, dest), _stamper(claim, DESTINATIONS, *where)
 
-    return _apply(store, Scope(destinations=_d(dest.name)), change)
+    return _apply(store, _destination_scope(dest), change)
+
+
+def _destination_scope(dest: Destination) -> Scope:
+    """A destination and, for each of its resources, the pools whose names its standalone pool
+    could take (for a destination not stored yet, or a resource it did not have)."""
+    bases = frozenset(standalone_pool_name(dest.name, r) for r in dest.resources)
+    return Scope(destinations=_d(dest.name), standalone_names=bases)
 
 
 def update_destination(store: Store, dest: Destination, claim: Claim | None = None) -> Topology:
@@ -134,7 +147,7 @@ def update_destination(store: Store, dest: Destination, claim: Claim | None = No
             require_own(f"destination {dest.name!r}", found, claim.create_id)
         return rules.update_destination(topo, dest), _stamper(claim, DESTINATIONS, *where)
 
-    return _apply(store, Scope(destinations=_d(dest.name)), change)
+    return _apply(store, _destination_scope(dest), change)
 
 
 def delete_destination(store: Store, name: str, create_id: str | None = None) -> None:

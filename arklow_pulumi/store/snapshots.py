@@ -15,7 +15,18 @@ from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
-from sqlalchemy import Connection, Row, Table, bindparam, delete, insert, or_, select, update
+from sqlalchemy import (
+    Connection,
+    Row,
+    Table,
+    and_,
+    bindparam,
+    delete,
+    insert,
+    or_,
+    select,
+    update,
+)
 
 from arklow_pulumi.core.building import policy_from_document
 from arklow_pulumi.core.topology import (
@@ -49,6 +60,9 @@ class Scope:
     pools: frozenset[str] = frozenset()
     pools_with_members: frozenset[str] = frozenset()
     all_targets: bool = False
+    # Standalone names (``<d>/<r>``) a change may give out besides those of the destinations
+    # already stored: a destination being created, or given a new resource.
+    standalone_names: frozenset[str] = frozenset()
 
 
 @dataclass
@@ -86,7 +100,7 @@ def load_scope(conn: Connection, scope: Scope) -> Topology:
     if scope.all_targets:
         target_rows = list(conn.execute(_ALL_TARGETS))
         wanted |= {r.pool for r in target_rows}
-    _load_pools(rows, conn, wanted, rows.destinations.values())
+    _load_pools(rows, conn, wanted, rows.destinations.values(), scope.standalone_names)
     owned = [name for name, r in rows.pools.items() if r.owner is not None]
     if owned:
         _add_memberships(rows, conn, _MEMBERS_OF_POOLS, owned)
@@ -117,8 +131,6 @@ _DESTINATIONS_WITH_MEMBERSHIPS = (
     )
     .where(DESTINATIONS.c.name.in_(_names("names")))
 )
-# The escape character of the standalone-name prefixes (SQLAlchemy's ``autoescape`` uses it too).
-_ESCAPE = "/"
 
 
 def _load_destinations(rows: _Rows, conn: Connection, names: set[str]) -> None:
@@ -137,39 +149,49 @@ def _add_memberships(rows: _Rows, conn: Connection, query: Any, pools: Iterable[
 
 
 def _load_pools(
-    rows: _Rows, conn: Connection, names: set[str], destinations: Iterable[Destination]
+    rows: _Rows,
+    conn: Connection,
+    names: set[str],
+    destinations: Iterable[Destination],
+    standalone_names: Iterable[str] = (),
 ) -> None:
     dest_names = [d.name for d in destinations]
     # A new standalone pool takes the first free name of <d>/<r>, <d>/<r>.2, ...
-    bases = [standalone_pool_name(d.name, r) for d in destinations for r in d.resources]
-    if not names and not dest_names:
+    stored = {standalone_pool_name(d.name, r) for d in destinations for r in d.resources}
+    bases = sorted(stored.union(standalone_names))
+    if not names and not dest_names and not bases:
         return
     params: dict[str, Any] = {"names": list({*names, *bases}), "owners": dest_names}
-    params.update((f"prefix_{i}", _like_prefix(base + ".")) for i, base in enumerate(bases))
-    for r in conn.execute(_pools_query(len(bases)), params):
+    for i, base in enumerate(bases):
+        params[f"from_{i}"], params[f"below_{i}"] = base + ".", base + "/"
+    query = _pools_query(len(bases), conn.dialect.name == "postgresql")
+    for r in conn.execute(query, params):
         rows.pools[r.name] = r
 
 
 @functools.cache
-def _pools_query(prefixes: int) -> Any:
-    """The pools named, owned by the named destinations, or named like one of ``prefixes``
-    standalone names (``<d>/<r>.N``): one statement per number of prefixes."""
+def _pools_query(prefixes: int, postgresql: bool) -> Any:
+    """The pools named, owned by the named destinations, or whose names start with one of
+    ``prefixes`` standalone names and a dot (``<d>/<r>.…``): one statement per number of
+    prefixes and per dialect.
+
+    A name starts with ``<d>/<r>.`` exactly when, in byte order, it is at least ``<d>/<r>.`` and
+    below ``<d>/<r>/`` ("/" follows "." in ASCII): a range an index answers (migration 0007), where
+    a LIKE pattern in a bind parameter makes the database read every pool. SQLite compares text in
+    byte order; PostgreSQL does with ``COLLATE "C"``.
+    """
     c = POOLS.c
+    name = c.name.collate("C") if postgresql else c.name
     return select(POOLS).where(
         or_(
             c.name.in_(_names("names")),
             c.owner.in_(_names("owners")),
-            *(c.name.like(bindparam(f"prefix_{i}"), escape=_ESCAPE) for i in range(prefixes)),
+            *(
+                and_(name >= bindparam(f"from_{i}"), name < bindparam(f"below_{i}"))
+                for i in range(prefixes)
+            ),
         )
     )
-
-
-def _like_prefix(prefix: str) -> str:
-    """A LIKE pattern matching the names that start with ``prefix``, as ``startswith(prefix,
-    autoescape=True)`` builds it."""
-    for special in (_ESCAPE, "%", "_"):
-        prefix = prefix.replace(special, _ESCAPE + special)
-    return prefix + "%"
 
 
 def _add_targets(rows: _Rows, target_rows: Iterable[Row[Any]]) -> None:

@@ -113,7 +113,7 @@ def test_the_migration_starts_from_the_stored_topology_and_goes_back_down(store_
     config = _alembic(store)
     with store.engine.begin() as conn:
         config.attributes["connection"] = conn
-        command.downgrade(config, "-1")
+        command.downgrade(config, "0005")
     with store.engine.connect() as conn:
         assert not inspect(conn).has_table("topology_revision")
     with store.engine.begin() as conn:
