@@ -49,7 +49,6 @@ from arklow_pulumi.store.snapshots import (
     load_scope,
     read_identity,
     read_membership,
-    read_membership_identity,
     stamp,
     stamp_membership,
     write_changes,
@@ -66,13 +65,22 @@ def _plain(change: Change) -> IdentityChange:
     return lambda _conn, topo: (change(topo), None)
 
 
-def _apply(store: Store, scope: Scope, change: IdentityChange) -> Topology:
+def _apply(
+    store: Store,
+    scope: Scope,
+    change: IdentityChange,
+    identities: dict[tuple[str, str], Identity] | None = None,
+    claims: dict[tuple[str, str], Claim] | None = None,
+) -> Topology:
+    """``identities``: filled with those of the scope's destinations' memberships before
+    ``change`` runs; ``claims``: what ``change`` put there is stamped on the memberships it moved
+    (see :func:`~.snapshots.write_changes`)."""
     try:
         with writing(store) as conn:
-            before = load_scope(conn, scope)
+            before = load_scope(conn, scope, identities)
             after, stamp_row = change(conn, before)
             if after is not before:
-                write_changes(conn, before, after)
+                write_changes(conn, before, after, claims)
             if stamp_row is not None:
                 stamp_row(conn)
             return after
@@ -276,18 +284,26 @@ def join(store: Store, destination: str, pool: str, claim: Claim | None = None) 
     With a ``claim``: a membership declared by another stack is refused, not moved. Returns the
     resource."""
     obj = f"membership of destination {destination!r} in pool {pool!r}"
+    # The destination's memberships' identities come with the snapshot; a membership the join
+    # moves is stamped by the statement moving it, one that stays (adopted) afterwards.
+    identities: dict[tuple[str, str], Identity] = {}
+    claims: dict[tuple[str, str], Claim] = {}
 
-    def change(conn: Connection, topo: Topology) -> tuple[Topology, Stamp | None]:
+    def change(_conn: Connection, topo: Topology) -> tuple[Topology, Stamp | None]:
         after = rules.join(topo, destination, pool)
         if claim is None:
             return after, None
         resource = topo.pools[pool].resource
-        found = read_membership_identity(conn, destination, resource)
+        found = identities.get((destination, resource))
         if found is not None and found.create_id is not None:
             may_adopt(obj, found, claim)
+        if after is not topo:
+            claims[(destination, resource)] = claim
+            return after, None
         return after, lambda conn: stamp_membership(conn, destination, resource, claim)
 
-    topo = _apply(store, Scope(destinations=_d(destination), pools=_d(pool)), change)
+    scope = Scope(destinations=_d(destination), pools=_d(pool))
+    topo = _apply(store, scope, change, identities, claims)
     return topo.pools[pool].resource
 
 

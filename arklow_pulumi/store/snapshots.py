@@ -87,25 +87,39 @@ def load_all(conn: Connection) -> Topology:
     return _topology(rows)
 
 
-def load_scope(conn: Connection, scope: Scope) -> Topology:
+def load_scope(
+    conn: Connection,
+    scope: Scope,
+    identities: dict[tuple[str, str], Identity] | None = None,
+) -> Topology:
+    """The snapshot of ``scope``. ``identities``, when given, receives the identity of every
+    membership of the scope's destinations, read with them (no second statement)."""
     rows = _Rows()
     names = set(scope.destinations)
     if scope.pools_with_members:
         _add_memberships(rows, conn, _MEMBERS_OF_POOLS, scope.pools_with_members)
         names |= {d for d, _ in rows.memberships}
     if names:
-        _load_destinations(rows, conn, names)
+        _load_destinations(rows, conn, names, identities)
     wanted = set(scope.pools) | set(scope.pools_with_members) | set(rows.memberships.values())
-    target_rows: list[Row[Any]] = []
+    target_rows: list[Any] = []
     if scope.all_targets:
         target_rows = list(conn.execute(_ALL_TARGETS))
         wanted |= {r.pool for r in target_rows}
-    _load_pools(rows, conn, wanted, rows.destinations.values(), scope.standalone_names)
+    # Without all the targets, each pool comes with its own (one statement).
+    found = _load_pools(
+        rows,
+        conn,
+        wanted,
+        rows.destinations.values(),
+        scope.standalone_names,
+        with_targets=not scope.all_targets,
+    )
+    if not scope.all_targets:
+        target_rows = found
     owned = [name for name, r in rows.pools.items() if r.owner is not None]
     if owned:
         _add_memberships(rows, conn, _MEMBERS_OF_POOLS, owned)
-    if not scope.all_targets and rows.pools:
-        target_rows = list(conn.execute(_TARGETS_OF_POOLS, {"pools": list(rows.pools)}))
     _add_targets(rows, target_rows)
     return _topology(rows)
 
@@ -119,13 +133,17 @@ def _names(key: str) -> Any:
 
 _MEMBERS_OF_POOLS = select(MEMBERSHIPS).where(MEMBERSHIPS.c.pool.in_(_names("pools")))
 _ALL_TARGETS = select(TARGETS).order_by(TARGETS.c.name)
-_TARGETS_OF_POOLS = (
-    select(TARGETS).where(TARGETS.c.pool.in_(_names("pools"))).order_by(TARGETS.c.name)
-)
-# The destinations with every membership they have, in one round trip (a destination without
-# memberships comes back once, with NULL membership columns).
+# The destinations with every membership they have and its identity, in one round trip (a
+# destination without memberships comes back once, with NULL membership columns).
 _DESTINATIONS_WITH_MEMBERSHIPS = (
-    select(DESTINATIONS, MEMBERSHIPS.c.resource.label("m_resource"), MEMBERSHIPS.c.pool)
+    select(
+        DESTINATIONS,
+        MEMBERSHIPS.c.resource.label("m_resource"),
+        MEMBERSHIPS.c.pool,
+        MEMBERSHIPS.c.create_id.label("m_create_id"),
+        MEMBERSHIPS.c.owner_stack.label("m_owner_stack"),
+        MEMBERSHIPS.c.owner_urn.label("m_owner_urn"),
+    )
     .select_from(
         DESTINATIONS.outerjoin(MEMBERSHIPS, MEMBERSHIPS.c.destination == DESTINATIONS.c.name)
     )
@@ -133,7 +151,12 @@ _DESTINATIONS_WITH_MEMBERSHIPS = (
 )
 
 
-def _load_destinations(rows: _Rows, conn: Connection, names: set[str]) -> None:
+def _load_destinations(
+    rows: _Rows,
+    conn: Connection,
+    names: set[str],
+    identities: dict[tuple[str, str], Identity] | None,
+) -> None:
     """The named destinations and all their memberships (a membership row implies its
     destination: the foreign key)."""
     for r in conn.execute(_DESTINATIONS_WITH_MEMBERSHIPS, {"names": list(names)}):
@@ -141,6 +164,9 @@ def _load_destinations(rows: _Rows, conn: Connection, names: set[str]) -> None:
             rows.destinations[r.name] = _destination(r)
         if r.m_resource is not None:
             rows.memberships[(r.name, r.m_resource)] = r.pool
+            if identities is not None:
+                identity = Identity(r.m_create_id, r.m_owner_stack, r.m_owner_urn)
+                identities[(r.name, r.m_resource)] = identity
 
 
 def _add_memberships(rows: _Rows, conn: Connection, query: Any, pools: Iterable[str]) -> None:
@@ -154,26 +180,34 @@ def _load_pools(
     names: set[str],
     destinations: Iterable[Destination],
     standalone_names: Iterable[str] = (),
-) -> None:
+    *,
+    with_targets: bool = False,
+) -> list[Any]:
+    """Load the pools of a scope; ``with_targets``: return their scale targets too (by name)."""
     dest_names = [d.name for d in destinations]
     # A new standalone pool takes the first free name of <d>/<r>, <d>/<r>.2, ...
     stored = {standalone_pool_name(d.name, r) for d in destinations for r in d.resources}
     bases = sorted(stored.union(standalone_names))
     if not names and not dest_names and not bases:
-        return
+        return []
     params: dict[str, Any] = {"names": list({*names, *bases}), "owners": dest_names}
     for i, base in enumerate(bases):
         params[f"from_{i}"], params[f"below_{i}"] = base + ".", base + "/"
-    query = _pools_query(len(bases), conn.dialect.name == "postgresql")
+    query = _pools_query(len(bases), conn.dialect.name == "postgresql", with_targets)
+    targets: list[Any] = []
     for r in conn.execute(query, params):
         rows.pools[r.name] = r
+        if with_targets and r.t_name is not None:
+            targets.append(_TargetColumns(r))
+    return targets
 
 
 @functools.cache
-def _pools_query(prefixes: int, postgresql: bool) -> Any:
+def _pools_query(prefixes: int, postgresql: bool, with_targets: bool = False) -> Any:
     """The pools named, owned by the named destinations, or whose names start with one of
     ``prefixes`` standalone names and a dot (``<d>/<r>.…``): one statement per number of
-    prefixes and per dialect.
+    prefixes, dialect, and whether each pool comes with its scale targets (one row per target,
+    their columns named ``t_<column>``, in the order of their names).
 
     A name starts with ``<d>/<r>.`` exactly when, in byte order, it is at least ``<d>/<r>.`` and
     below ``<d>/<r>/`` ("/" follows "." in ASCII): a range an index answers (migration 0007), where
@@ -182,7 +216,14 @@ def _pools_query(prefixes: int, postgresql: bool) -> Any:
     """
     c = POOLS.c
     name = c.name.collate("C") if postgresql else c.name
-    return select(POOLS).where(
+    query = select(POOLS)
+    if with_targets:
+        query = (
+            select(POOLS, *(column.label(f"t_{column.name}") for column in TARGETS.c))
+            .select_from(POOLS.outerjoin(TARGETS, TARGETS.c.pool == c.name))
+            .order_by(TARGETS.c.name)
+        )
+    return query.where(
         or_(
             c.name.in_(_names("names")),
             c.owner.in_(_names("owners")),
@@ -192,6 +233,18 @@ def _pools_query(prefixes: int, postgresql: bool) -> Any:
             ),
         )
     )
+
+
+class _TargetColumns:
+    """A scale target's columns (``t_<column>``) of a pool row, under their own names."""
+
+    __slots__ = ("_row",)
+
+    def __init__(self, row: Row[Any]) -> None:
+        self._row = row
+
+    def __getattr__(self, column: str) -> Any:
+        return getattr(self._row, "t_" + column)
 
 
 def _add_targets(rows: _Rows, target_rows: Iterable[Row[Any]]) -> None:
@@ -244,8 +297,17 @@ def _topology(rows: _Rows) -> Topology:
 # -- writing ---------------------------------------------------------------------------------
 
 
-def write_changes(conn: Connection, before: Topology, after: Topology) -> None:
-    """Store what ``after`` changed relative to ``before``, in an order the foreign keys accept."""
+def write_changes(
+    conn: Connection,
+    before: Topology,
+    after: Topology,
+    claims: Mapping[tuple[str, str], Claim] | None = None,
+) -> None:
+    """Store what ``after`` changed relative to ``before``, in an order the foreign keys accept.
+
+    A membership that moved loses its identity, unless ``claims`` holds one for its key (a join
+    moving it on purpose): then the moving statement stamps that claim, as :func:`stamp` would
+    after it."""
     _upsert(conn, DESTINATIONS, before.destinations, after.destinations, _destination_values)
     _upsert(conn, POOLS, before.pools, after.pools, _pool_values)
     old_targets = _targets_by_name(before)
@@ -253,7 +315,7 @@ def write_changes(conn: Connection, before: Topology, after: Topology) -> None:
     gone = [n for n in old_targets if n not in new_targets]
     if gone:
         conn.execute(delete(TARGETS).where(TARGETS.c.name.in_(gone)))
-    _write_memberships(conn, before.memberships, after.memberships)
+    _write_memberships(conn, before.memberships, after.memberships, claims or {})
     _upsert(conn, TARGETS, old_targets, new_targets, _target_values)
     removed_pools = [n for n in before.pools if n not in after.pools]
     if removed_pools:
@@ -279,16 +341,19 @@ def _upsert(
 
 
 def _write_memberships(
-    conn: Connection, old: Mapping[tuple[str, str], str], new: Mapping[tuple[str, str], str]
+    conn: Connection,
+    old: Mapping[tuple[str, str], str],
+    new: Mapping[tuple[str, str], str],
+    claims: Mapping[tuple[str, str], Claim],
 ) -> None:
     gone = [{"key_d": d, "key_r": r} for (d, r) in old if (d, r) not in new]
     if gone:
         conn.execute(_DELETE_MEMBERSHIP, gone)
     # A moved membership is no longer the one its creator made: the caller that moved it on
-    # purpose (a join) stamps its own identity afterwards; a move by the rules (into a new
-    # standalone pool) leaves none.
+    # purpose (a join) gives its own claim; a move by the rules (into a new standalone pool)
+    # leaves none.
     moved = [
-        {"key_d": d, "key_r": r, "new_pool": pool}
+        {"key_d": d, "key_r": r, "new_pool": pool, **_moved_identity(claims.get((d, r)))}
         for (d, r), pool in new.items()
         if (d, r) in old and old[(d, r)] != pool
     ]
@@ -303,6 +368,19 @@ def _write_memberships(
         conn.execute(insert(MEMBERSHIPS), added)
 
 
+def _moved_identity(claim: Claim | None) -> dict[str, Any]:
+    """A moved membership's identity: cleared, then ``claim``'s stamped (the owner stays cleared
+    when the claim has none)."""
+    if claim is None:
+        return {"new_create_id": None, "new_stack": None, "new_urn": None}
+    owner = claim.owner
+    return {
+        "new_create_id": claim.create_id,
+        "new_stack": None if owner is None else owner.stack,
+        "new_urn": None if owner is None else owner.urn,
+    }
+
+
 _MEMBERSHIP_KEY = (
     MEMBERSHIPS.c.destination == bindparam("key_d"),
     MEMBERSHIPS.c.resource == bindparam("key_r"),
@@ -311,7 +389,12 @@ _DELETE_MEMBERSHIP = delete(MEMBERSHIPS).where(*_MEMBERSHIP_KEY)
 _MOVE_MEMBERSHIP = (
     update(MEMBERSHIPS)
     .where(*_MEMBERSHIP_KEY)
-    .values(pool=bindparam("new_pool"), create_id=None, owner_stack=None, owner_urn=None)
+    .values(
+        pool=bindparam("new_pool"),
+        create_id=bindparam("new_create_id"),
+        owner_stack=bindparam("new_stack"),
+        owner_urn=bindparam("new_urn"),
+    )
 )
 
 
@@ -393,10 +476,7 @@ def _claimed(claim: Claim) -> dict[str, Any]:
     return values
 
 
-# A membership's identity by its key, read and stamped with statements built once.
-_MEMBERSHIP_IDENTITY = select(
-    MEMBERSHIPS.c.create_id, MEMBERSHIPS.c.owner_stack, MEMBERSHIPS.c.owner_urn
-).where(*_MEMBERSHIP_KEY)
+# A membership's identity stamped by its key, with a statement built once.
 _STAMP_MEMBERSHIP = {
     owned: update(MEMBERSHIPS)
     .where(*_MEMBERSHIP_KEY)
@@ -410,13 +490,6 @@ _STAMP_MEMBERSHIP = {
     )
     for owned in (False, True)
 }
-
-
-def read_membership_identity(conn: Connection, destination: str, resource: str) -> Identity | None:
-    """:func:`read_identity` of the membership ``(destination, resource)``."""
-    found = conn.execute(_MEMBERSHIP_IDENTITY, {"key_d": destination, "key_r": resource})
-    row = found.first()
-    return None if row is None else Identity(row.create_id, row.owner_stack, row.owner_urn)
 
 
 def stamp_membership(conn: Connection, destination: str, resource: str, claim: Claim) -> None:

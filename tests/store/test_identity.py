@@ -13,7 +13,7 @@ from arklow_pulumi.core.errors import TopologyRuleViolation
 from arklow_pulumi.core.topology import Destination, GroupRef, Lane, Pool, ScaleTarget
 from arklow_pulumi.store import Store
 from arklow_pulumi.store import service as svc
-from arklow_pulumi.store.identity import Claim, Owner, new_create_id
+from arklow_pulumi.store.identity import Claim, Identity, Owner, new_create_id
 from tests.store.invariants import violations
 
 DEV = "urn:pulumi:dev::arklow::pulumi-python:dynamic/arklow:{kind}::{name}"
@@ -95,6 +95,39 @@ def test_pools_and_memberships_adopt_and_conflict_by_stack(store: Store) -> None
         svc.join(store, "a", "q", claim("PoolMembership", "q:a", PROD))
     svc.leave(store, "a", "p", again.create_id)
     assert svc.get_destination(store, "a").pools == {"gpu": "a/gpu"}  # type: ignore[union-attr]
+
+
+def test_a_join_records_its_claim_whether_it_moves_the_membership_or_adopts_it(
+    store: Store,
+) -> None:
+    """A moving join stamps its claim in the statement that moves the membership: the identity
+    is the claim's, the mover's owner cleared when the claim has none."""
+    svc.create_destination(store, dest("a", "gpu"), claim("Destination", "a"))
+    for name in ("p", "q", "r"):
+        svc.create_pool(store, Pool(name, "gpu"), claim("Pool", name))
+    first = claim("PoolMembership", "p:a")
+    svc.join(store, "a", "p", first)  # moved out of a/gpu
+    view = svc.membership_view(store, "a", "p")
+    assert view is not None and view.identity == Identity(
+        first.create_id, "dev", DEV.format(kind="PoolMembership", name="p:a")
+    )
+    moved = claim("PoolMembership", "q:a")
+    svc.join(store, "a", "q", moved)  # the stack's own membership, moved to q
+    view = svc.membership_view(store, "a", "q")
+    assert view is not None and view.identity.create_id == moved.create_id
+    assert view.identity.owner_urn == DEV.format(kind="PoolMembership", name="q:a")
+    assert svc.membership_view(store, "a", "p") is None
+    bare = Claim(new_create_id())  # no owner known: the moved row keeps none
+    svc.join(store, "a", "r", bare)
+    assert svc.membership_view(store, "a", "r") == svc.MembershipView(
+        "gpu", Identity(bare.create_id)
+    )
+    again = claim("PoolMembership", "r:a")
+    svc.join(store, "a", "r", again)  # already there: adopted, stamped after
+    view = svc.membership_view(store, "a", "r")
+    assert view is not None and view.identity.create_id == again.create_id
+    assert view.identity.owner_stack == "dev"
+    assert violations(svc.load_topology(store)) == []
 
 
 def test_a_membership_moved_by_the_rules_loses_its_creator(store: Store) -> None:
