@@ -129,7 +129,8 @@ static int scan_scalar(const Reader *r, const char **p, const char **a, const ch
          * outside the grammar (PyYAML and yaml_rs differ) */
         size_t n = 0;
         while (s + n < q && n < 4 && is_word_char(s[n])) n++;
-        if (n <= 3 && strchr("yYnNoO", c) != NULL) {
+        char first = (char)(c | 0x20); /* a letter, lower-cased */
+        if (n <= 3 && (first == 'y' || first == 'n' || first == 'o')) {
             static const char *const bools[] = {"yes", "Yes", "YES", "no", "No", "NO",
                                                 "on",  "On",  "ON",  "off", "Off", "OFF"};
             for (size_t i = 0; i < sizeof bools / sizeof bools[0]; i++)
@@ -232,10 +233,11 @@ static int word_is(const char *a, Py_ssize_t n, const char *lower) {
 /* The object of a scalar token (a new reference), NULL to decline (or on error). */
 static PyObject *scalar(Reader *r, int kind, const char *a, const char *b) {
     Py_ssize_t n = b - a;
-    if (kind == K_WORD && n <= 5) {
-        if (word_is(a, n, "null")) Py_RETURN_NONE;
-        if (word_is(a, n, "true")) Py_RETURN_TRUE;
-        if (word_is(a, n, "false")) Py_RETURN_FALSE;
+    if (kind == K_WORD && n >= 4 && n <= 5) {
+        char first = (char)(a[0] | 0x20); /* a letter, lower-cased */
+        if (first == 'n' && word_is(a, n, "null")) Py_RETURN_NONE;
+        if (first == 't' && word_is(a, n, "true")) Py_RETURN_TRUE;
+        if (first == 'f' && word_is(a, n, "false")) Py_RETURN_FALSE;
     }
     int ck = kind == K_QUOTED ? K_WORD : kind; /* a quoted text and a word: the same str */
     if (n > CACHE_TEXT) return build(kind, a, b);

@@ -19,7 +19,7 @@ every document is.
 
 A plain document is first offered to ``arklow_pulumi._plain_yaml`` (optional C, ``NATIVE`` says
 whether it is in use; ``ARKLOW_PURE_PYTHON=1`` turns it off): a reader of the block style people
-and ``yaml.safe_dump`` write, four times faster than ``yaml_rs`` on a 100,000-lane topology. It
+and ``yaml.safe_dump`` write, about four times faster than ``yaml_rs`` (bench_plain_yaml.py). It
 gives exactly what ``yaml_rs`` gives wherever it reads a document (the tests hold it to that) and
 declines anything it is not sure of (a key given twice, a multi-line scalar, ``- - x``, a number
 as a key, ...); ``yaml_rs`` reads those as before.
