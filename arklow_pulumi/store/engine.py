@@ -235,12 +235,16 @@ def _require_file(url: str) -> None:
         )
 
 
+# Built once: the writer lock is taken by every write transaction.
+_TAKE_LOCK = text("SELECT pg_advisory_xact_lock(:key)")
+
+
 @contextmanager
 def writing(store: Store) -> Iterator[Connection]:
     """A write transaction that holds the store's writer lock until commit or rollback."""
     with store.engine.begin() as conn:
         if store.dialect == "postgresql":
-            conn.execute(text("SELECT pg_advisory_xact_lock(:key)"), {"key": WRITE_LOCK})
+            conn.execute(_TAKE_LOCK, {"key": WRITE_LOCK})
         yield conn
 
 
@@ -352,7 +356,7 @@ def migrate(store: Store) -> None:
     try:
         with store.engine.begin() as conn:
             if store.dialect == "postgresql":
-                conn.execute(text("SELECT pg_advisory_xact_lock(:key)"), {"key": MIGRATION_LOCK})
+                conn.execute(_TAKE_LOCK, {"key": MIGRATION_LOCK})
             config.attributes["connection"] = conn
             command.upgrade(config, "head")
     except Exception as exc:
