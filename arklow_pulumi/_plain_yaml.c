@@ -63,7 +63,16 @@ static inline int is_word_char(char c) {
 static inline int is_letter(char c) { return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z'); }
 static inline int is_digit(char c) { return c >= '0' && c <= '9'; }
 
-/* Moves to the next line holding content (not blank, not a comment) after `from`. */
+/* Whether [p, e) is a comment's text: tabs and printable ASCII (PyYAML refuses other control
+ * characters; yaml_rs ends a line at a carriage return and the document at a NUL). */
+static int comment_ok(const char *p, const char *e) {
+    for (; p < e; p++)
+        if ((*p < 0x20 && *p != '\t') || *p > 0x7e) return 0;
+    return 1;
+}
+
+/* Moves to the next line holding content (not blank, not a comment) after `from`. A comment
+ * line with a character outside comment_ok is made a content line (which then declines). */
 static void next_line(Reader *r, const char *from) {
     const char *p = from;
     while (p < r->end) {
@@ -72,6 +81,13 @@ static void next_line(Reader *r, const char *from) {
         if (p == r->end) break;
         if (*p == '\n' || *p == '#') {
             const char *nl = memchr(p, '\n', (size_t)(r->end - p));
+            if (!comment_ok(p, nl ? nl : r->end)) {
+                r->line = start;
+                r->cur = p;
+                r->eol = nl ? nl : r->end;
+                r->ind = (long)(p - start);
+                return;
+            }
             if (nl == NULL) break;
             p = nl + 1;
             continue;
@@ -94,7 +110,7 @@ static int rest_is_empty(const Reader *r, const char *p) {
     const char *q = p;
     while (q < r->eol && *q == ' ') q++;
     if (q == r->eol) return 1;
-    return *q == '#' && q > p;
+    return *q == '#' && q > p && comment_ok(q, r->eol);
 }
 
 /* One scalar token from *p (not past eol): sets [*a, *b) and its kind, moves *p past it. */
@@ -270,6 +286,15 @@ static inline const char *skip_spaces(const Reader *r, const char *p) {
     return p;
 }
 
+/* One scalar token in a flow collection. A word whose last part is a lone `-` is left out:
+ * yaml_rs refuses `[a -]` and `{k: a -, j: b}` (it reads ` -` then `,]}` as a scalar that starts
+ * with an indicator). */
+static int scan_flow_scalar(const Reader *r, const char **p, const char **a, const char **b,
+                            int *kind) {
+    if (!scan_scalar(r, p, a, b, kind)) return 0;
+    return !(*kind == K_WORD && *b - *a >= 2 && (*b)[-1] == '-' && (*b)[-2] == ' ');
+}
+
 /* A flow list or map of scalars at *p ('[' or '{'); moves *p past its closing bracket. */
 static PyObject *flow(Reader *r, const char **p) {
     int is_map = **p == '{';
@@ -280,7 +305,7 @@ static PyObject *flow(Reader *r, const char **p) {
     while (q < r->eol && *q != close) {
         const char *a, *b;
         int kind;
-        if (!scan_scalar(r, &q, &a, &b, &kind)) goto decline;
+        if (!scan_flow_scalar(r, &q, &a, &b, &kind)) goto decline;
         if (is_map) {
             if (q + 1 >= r->eol || q[0] != ':' || q[1] != ' ') goto decline;
             PyObject *k = key_of(r, kind, a, b);
@@ -289,7 +314,7 @@ static PyObject *flow(Reader *r, const char **p) {
             const char *va, *vb;
             int vkind;
             PyObject *v = NULL;
-            if (scan_scalar(r, &q, &va, &vb, &vkind)) v = scalar(r, vkind, va, vb);
+            if (scan_flow_scalar(r, &q, &va, &vb, &vkind)) v = scalar(r, vkind, va, vb);
             if (v == NULL) {
                 Py_DECREF(k);
                 goto decline;

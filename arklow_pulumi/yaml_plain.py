@@ -74,9 +74,12 @@ _VALUE = rf"(?>{_SCALAR}|{_FLOW_LIST}|{_FLOW_MAP})"
 _ENTRY = rf"(?>{_SCALAR})(?::(?: ++{_VALUE})?)?|{_FLOW_LIST}|{_FLOW_MAP}"
 # At most 200 columns of indentation and 32 "- " markers on a line: the nesting depth stays in
 # the hundreds (the compiled parser recurses, and crashes near 100,000 levels).
+# A comment holds tabs and printable ASCII only: PyYAML refuses other control characters, and
+# yaml_rs ends a line at a carriage return and the whole document at a NUL.
+_COMMENT = r"#[\t -~]*+"
 _LINE = (
-    rf" {{0,200}}+(?:#[^\n]*+"  # a comment on its own
-    rf"|(?:(?:- {{1,8}}+){{0,32}}+(?:{_ENTRY}|-))?(?: ++#[^\n]*+| *+))"
+    rf" {{0,200}}+(?:{_COMMENT}"  # a comment on its own
+    rf"|(?:(?:- {{1,8}}+){{0,32}}+(?:{_ENTRY}|-))?(?: ++{_COMMENT}| *+))"
 )
 
 # A line's *shape*: every letter that is not in a YAML 1.1 boolean (``yes``, ``no``, ``on``,

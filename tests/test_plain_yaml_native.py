@@ -10,6 +10,7 @@ must be read at all when they are plain. What the reader leaves to ``yaml_rs`` i
 from __future__ import annotations
 
 import random
+import re
 from typing import Any
 
 import pytest
@@ -134,6 +135,12 @@ class _Writer:
                 self.block(child, col + self.step())
 
 
+def _readable(text: str) -> bool:
+    """Whether the compiled reader must read ``text``: it is plain, and no flow collection holds
+    a word ending in a lone ``-`` (which yaml_rs refuses, so the reader leaves it)."""
+    return is_plain(text) and re.search(r" -[,\]}]", text) is None
+
+
 def _write(node: Any, rng: random.Random) -> str:
     writer = _Writer(rng)
     if rng.random() < 0.2:
@@ -155,7 +162,7 @@ def test_generated_block_documents_read_as_yaml_rs_reads_them(
 ) -> None:
     text = _write(node, rng)
     read = _native(text)  # whatever it reads, it reads as yaml_rs does
-    if is_plain(text):
+    if _readable(text):
         assert read, text  # and it reads every plain one of these
 
 
@@ -165,7 +172,7 @@ def test_generated_block_documents_read_as_yaml_rs_reads_them(
 def test_every_scalar_form_reads_as_yaml_rs_reads_it(scalar: str, rng: random.Random) -> None:
     for text in (f"k: {scalar}\n", f"- {scalar}\n", f"[{scalar}, x]\n", f"{{k: {scalar}}}\n"):
         read = _native(text)
-        if is_plain(text):
+        if _readable(text):
             assert read, text
 
 
@@ -217,6 +224,8 @@ def test_mutated_block_documents_never_read_differently(
         "a:\tb\n",
         "a: café\n",
         "a: [[b]]\n",
+        "a: [b -, c]\n",  # yaml_rs refuses a word ending in a lone '-' before ',' ']' '}'
+        "a: {b: c -}\n",
         "a: 'b''c'\n",
         'a: "b\\tc"\n',
         "a: b\n---\nc: d\n",

@@ -310,6 +310,26 @@ def test_a_key_given_twice_is_refused_with_pyyaml_s_message() -> None:
         parse_document("a: 1\nb: 2\na: 3\n")
 
 
+@pytest.mark.parametrize("code", [*range(10), *range(11, 32), 127])
+def test_control_characters_in_comments_are_left_to_pyyaml(code: int) -> None:
+    # PyYAML refuses most (a tab is read; a carriage return ends a line); yaml_rs ends a line at
+    # a carriage return and the whole document at a NUL: PyYAML reads these documents
+    char = chr(code)
+    for text in (f"# a{char}b\nk: 1\n", f"k: 1 # a{char}b\n", f"k:\n  # {char}\n  j: 1\n"):
+        if code == 9:
+            assert _check(text)
+            assert _native(text) or not yaml_plain.NATIVE
+            continue
+        assert not is_plain(text)
+        assert not _native(text)
+        ok, expected = _pyyaml(text)  # PyYAML reads it, with its messages
+        if ok:
+            assert _same(parse_document(text), expected)
+        else:
+            with pytest.raises(MalformedDocument):
+                parse_document(text)
+
+
 def test_non_ascii_and_tabs_are_left_to_pyyaml() -> None:
     for text in ("name: café\n", "a: b\r\n"):
         assert not is_plain(text)
