@@ -52,6 +52,7 @@ from arklow_pulumi.controller.observing import (
 from arklow_pulumi.controller.ports import DemandSink, LeaderView, Published, TickObserver
 from arklow_pulumi.controller.publishing import build_published, observed_from_published
 from arklow_pulumi.controller.sinking import StoreDemandSink
+from arklow_pulumi.core.allocating import compile_topology
 from arklow_pulumi.core.deciding import (
     Decision,
     Observed,
@@ -443,7 +444,10 @@ class Controller:
             targets=[t for t in targets if memory.written.get(t.target) != t],
             recommendations=recommendations,
             demand=memory.lanes.rows(
-                lane_keys(obs.topology), obs.demand, obs.at, self.settings.keyframe_s
+                compile_topology(obs.topology).lane_keys,
+                obs.demand,
+                obs.at,
+                self.settings.keyframe_s,
             ),
             history_before=obs.at - self.settings.retention_s,
             recommendations_before=obs.at - self._window_s(obs.topology),
@@ -503,17 +507,6 @@ class _Renewal:
 
     def covers(self, now: float) -> bool:
         return self.started is not None and now - self.started < self.reuse_s
-
-
-_LANE_KEYS: weakref.WeakKeyDictionary[Topology, tuple[str, ...]] = weakref.WeakKeyDictionary()
-
-
-def lane_keys(topo: Topology) -> tuple[str, ...]:
-    """The topology's lane keys in order, one tuple per topology value."""
-    keys = _LANE_KEYS.get(topo)
-    if keys is None:
-        keys = _LANE_KEYS[topo] = tuple(topo.lanes_by_key)
-    return keys
 
 
 def _in_target_order(decision: Decision) -> list[tuple[TargetId, TargetDecision]]:
