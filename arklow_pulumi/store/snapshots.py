@@ -190,29 +190,40 @@ def _load_pools(
     bases = sorted(stored.union(standalone_names))
     if not names and not dest_names and not bases:
         return []
-    params: dict[str, Any] = {"names": list({*names, *bases}), "owners": dest_names}
+    params: dict[str, Any] = {"names": list(names), "owners": dest_names}
     for i, base in enumerate(bases):
-        params[f"from_{i}"], params[f"below_{i}"] = base + ".", base + "/"
+        params[f"from_{i}"], params[f"below_{i}"] = base, base + "/"
     query = _pools_query(len(bases), conn.dialect.name == "postgresql", with_targets)
+    owners = set(dest_names)
     targets: list[Any] = []
     for r in conn.execute(query, params):
+        if r.name not in names and r.owner not in owners and not _standalone_like(r.name, bases):
+            continue  # in a range, but not <d>/<r> nor <d>/<r>.…: "<d>/<r>-2", say
         rows.pools[r.name] = r
         if with_targets and r.t_name is not None:
             targets.append(_TargetColumns(r))
     return targets
 
 
-@functools.cache
-def _pools_query(prefixes: int, postgresql: bool, with_targets: bool = False) -> Any:
-    """The pools named, owned by the named destinations, or whose names start with one of
-    ``prefixes`` standalone names and a dot (``<d>/<r>.…``): one statement per number of
-    prefixes, dialect, and whether each pool comes with its scale targets (one row per target,
-    their columns named ``t_<column>``, in the order of their names).
+def _standalone_like(name: str, bases: list[str]) -> bool:
+    """Whether ``name`` is one a new standalone pool of ``bases`` could take or collide with:
+    ``<d>/<r>`` or ``<d>/<r>.…``."""
+    return any(name == base or name.startswith(base + ".") for base in bases)
 
-    A name starts with ``<d>/<r>.`` exactly when, in byte order, it is at least ``<d>/<r>.`` and
-    below ``<d>/<r>/`` ("/" follows "." in ASCII): a range an index answers (migration 0007), where
-    a LIKE pattern in a bind parameter makes the database read every pool. SQLite compares text in
-    byte order; PostgreSQL does with ``COLLATE "C"``.
+
+@functools.lru_cache(maxsize=64)
+def _pools_query(prefixes: int, postgresql: bool, with_targets: bool = False) -> Any:
+    """The pools named, owned by the named destinations, or named in one of ``prefixes`` ranges
+    (``from_i`` to ``below_i``, by bytes): one statement per number of ranges, dialect, and
+    whether each pool comes with its scale targets (one row per target, their columns named
+    ``t_<column>``, in the order of their names).
+
+    The names a standalone pool ``<d>/<r>`` could take, ``<d>/<r>`` and ``<d>/<r>.…``, are all in
+    the range from ``<d>/<r>`` to below ``<d>/<r>/`` in byte order (the range also holds, say,
+    ``<d>/<r>-2``: :func:`_load_pools` drops those): a range an index answers (migration 0007),
+    where a LIKE pattern in a bind parameter made the database read every pool. SQLite compares
+    text in byte order; PostgreSQL does with ``COLLATE "C"``. Two parameters per range, as the
+    name and the pattern were.
     """
     c = POOLS.c
     name = c.name.collate("C") if postgresql else c.name

@@ -142,7 +142,7 @@ def test_the_prefix_range_is_answered_by_the_index_on_postgresql(postgres_url: s
     store = open_store(postgres_url)
     try:
         query = _pools_query(1, True).params(
-            names=["x"], owners=["y"], from_0="a/gpu.", below_0="a/gpu/"
+            names=["x"], owners=["y"], from_0="a/gpu", below_0="a/gpu/"
         )
         with store.engine.connect() as conn:
             sql = str(query.compile(conn, compile_kwargs={"literal_binds": True}))
