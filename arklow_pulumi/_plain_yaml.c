@@ -286,13 +286,14 @@ static inline const char *skip_spaces(const Reader *r, const char *p) {
     return p;
 }
 
-/* One scalar token in a flow collection. A word whose last part is a lone `-` is left out:
- * yaml_rs refuses `[a -]` and `{k: a -, j: b}` (it reads ` -` then `,]}` as a scalar that starts
- * with an indicator). */
+/* One scalar token in a flow collection. A word whose last part is a lone `-` is left out unless
+ * a `:` follows it: yaml_rs refuses `[a -]` and `{k: a -, j: b}` (it reads ` -` then `,]}` as a
+ * scalar that starts with an indicator). */
 static int scan_flow_scalar(const Reader *r, const char **p, const char **a, const char **b,
                             int *kind) {
     if (!scan_scalar(r, p, a, b, kind)) return 0;
-    return !(*kind == K_WORD && *b - *a >= 2 && (*b)[-1] == '-' && (*b)[-2] == ' ');
+    if (*kind != K_WORD || *b - *a < 2 || (*b)[-1] != '-' || (*b)[-2] != ' ') return 1;
+    return *p < r->eol && **p == ':'; /* `{a -: b}` is read */
 }
 
 /* A flow list or map of scalars at *p ('[' or '{'); moves *p past its closing bracket. */
