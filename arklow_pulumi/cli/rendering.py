@@ -12,24 +12,12 @@ use.
 from __future__ import annotations
 
 import json
-import os
 from collections.abc import Iterable, Mapping, Sequence
-from types import ModuleType
 
 from arklow_pulumi.core.allocating import Allocation, LaneResult, LaneResults
+from arklow_pulumi.core.native import load_compiled
 
-
-def _load_native() -> ModuleType | None:
-    if os.environ.get("ARKLOW_PURE_PYTHON") == "1":
-        return None
-    try:
-        from arklow_pulumi.cli import _render
-    except ImportError:
-        return None
-    return _render
-
-
-_native = _load_native()
+_native = load_compiled("arklow_pulumi.cli._render")
 NATIVE: bool = _native is not None
 """Whether the lanes are rendered by the compiled module (else by the Python here)."""
 

@@ -24,25 +24,16 @@ from __future__ import annotations
 
 import heapq
 import math
-import os
 from collections.abc import Sequence
 from dataclasses import dataclass
 from types import ModuleType
 
+from arklow_pulumi.core.native import load_compiled
+
 LanePools = Sequence[Sequence[tuple[int, float]]]
 
 
-def _load_native() -> ModuleType | None:
-    if os.environ.get("ARKLOW_PURE_PYTHON") == "1":
-        return None
-    try:
-        from arklow_pulumi.core import _filling
-    except ImportError:
-        return None
-    return _filling
-
-
-_native = _load_native()
+_native = load_compiled("arklow_pulumi.core._filling")
 NATIVE: bool = _native is not None
 """Whether fillings run in the compiled kernel (else in :func:`_fill`)."""
 

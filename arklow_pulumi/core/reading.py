@@ -17,9 +17,8 @@ and the caller reads the document through the models, which name every problem
 
 from __future__ import annotations
 
-import os
 from collections.abc import Callable, Mapping
-from types import MappingProxyType, ModuleType
+from types import MappingProxyType
 from typing import Any
 
 from arklow_pulumi.core.building import Declared, assemble_topology, owner_of
@@ -35,6 +34,7 @@ from arklow_pulumi.core.limits import (
     MIN_UNITS_PER_REPLICA,
     TARGET_KINDS,
 )
+from arklow_pulumi.core.native import load_compiled
 from arklow_pulumi.core.policy import DEFAULT_POLICY, ScalePolicy
 from arklow_pulumi.core.topology import (
     EMPTY,
@@ -97,19 +97,7 @@ _LANE_SETTERS = tuple(Lane.__dict__[field] for field in LANE_FIELDS)
 _NATIVE_LIMITS = (MAX_NAME_LENGTH, MAX_UNITS, MIN_FACTOR, MAX_FACTOR)
 
 
-def _load_native() -> ModuleType | None:
-    """The compiled lane loop (``_reading.c``, built at install), unless it is missing or
-    ``ARKLOW_PURE_PYTHON=1`` asks for the Python (as for the allocation engine)."""
-    if os.environ.get("ARKLOW_PURE_PYTHON") == "1":
-        return None
-    try:
-        from arklow_pulumi.core import _reading
-    except ImportError:
-        return None
-    return _reading
-
-
-_native = _load_native()
+_native = load_compiled("arklow_pulumi.core._reading")
 NATIVE: bool = _native is not None
 """Whether lanes are read by the compiled loop (else by :func:`_lanes`)."""
 
