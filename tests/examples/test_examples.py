@@ -13,6 +13,7 @@ import subprocess
 from pathlib import Path
 from typing import Any
 
+import pulumi
 import pytest
 import yaml
 
@@ -138,6 +139,18 @@ def test_provider_quota_is_shared_by_weight_and_never_scaled() -> None:
 # -- the Python programs --------------------------------------------------------------------
 
 
+def _resources_in(namespace: dict[str, Any]) -> list[pulumi.Resource]:
+    """The Pulumi resources a program's module holds, also inside its lists and dicts."""
+    found: list[pulumi.Resource] = []
+    for value in namespace.values():
+        if isinstance(value, dict):
+            items = list(value.values())
+        else:
+            items = list(value) if isinstance(value, list | tuple) else [value]
+        found += [item for item in items if isinstance(item, pulumi.Resource)]
+    return found
+
+
 def declared_by_program(example: str) -> dict[str, Any]:
     """The topology the example's __main__.py declares under mocks, in the YAML's shape."""
     with mocked() as mocks:
@@ -145,6 +158,10 @@ def declared_by_program(example: str) -> dict[str, Any]:
         loop = asyncio.get_event_loop()
         for membership in namespace["memberships"]:
             loop.run_until_complete(membership.pool.future())
+        # every resource the program made registered with the mocks (a resource the program
+        # does not wait on, such as its scale target, registers in a task of its own)
+        urns = [r.urn.future() for r in _resources_in(namespace)]
+        loop.run_until_complete(asyncio.gather(*urns))
     members: dict[str, list[str]] = {}
     for m in mocks.of_type("PoolMembership").values():
         members.setdefault(m["pool"], []).append(m["destination"])

@@ -312,10 +312,11 @@ def _children(pid: int) -> list[int]:
 @pytest.mark.skipif(not Path("/proc/self/task").exists(), reason="reads /proc")
 def test_ctrl_c_ends_the_workers() -> None:
     """Ctrl-C reaches the whole process group, as from a terminal: exit 130, one line, and
-    the workers are gone. A 1-second tick on the example fleet runs for seconds."""
+    the workers are gone. A quarter-second tick on the example fleet runs for over ten seconds
+    (a 1-second tick ended before the signal on a loaded machine once the engine got faster)."""
     args = ("simulate", "--topology", TRACES / "fleet.yaml", "--trace", TRACES / "fleet.csv")
     proc = subprocess.Popen(
-        [*ARKLOW, *(str(a) for a in args), "--tick", "1", "--jobs", "2"],
+        [*ARKLOW, *(str(a) for a in args), "--tick", "0.25", "--jobs", "2"],
         stdout=subprocess.PIPE,
         stderr=subprocess.PIPE,
         text=True,
@@ -341,7 +342,7 @@ def test_workers_end_with_a_killed_command() -> None:
     """A command killed outright (SIGKILL: no handler runs) takes its workers with it."""
     args = ("simulate", "--topology", TRACES / "fleet.yaml", "--trace", TRACES / "fleet.csv")
     proc = subprocess.Popen(
-        [*ARKLOW, *(str(a) for a in args), "--tick", "1", "--jobs", "2"],
+        [*ARKLOW, *(str(a) for a in args), "--tick", "0.25", "--jobs", "2"],
         stdout=subprocess.DEVNULL,
         stderr=subprocess.DEVNULL,
     )
