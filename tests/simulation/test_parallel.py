@@ -309,6 +309,10 @@ def _children(pid: int) -> list[int]:
         return []
 
 
+def _default_sigint() -> None:
+    signal.signal(signal.SIGINT, signal.SIG_DFL)
+
+
 @pytest.mark.skipif(not Path("/proc/self/task").exists(), reason="reads /proc")
 def test_ctrl_c_ends_the_workers() -> None:
     """Ctrl-C reaches the whole process group, as from a terminal: exit 130, one line, and
@@ -321,6 +325,10 @@ def test_ctrl_c_ends_the_workers() -> None:
         stderr=subprocess.PIPE,
         text=True,
         start_new_session=True,
+        # as from a terminal: Ctrl-C at its default, whatever this process inherited (a
+        # background job starts with SIGINT ignored, and an ignored signal stays ignored in
+        # the child, which then never sees the Ctrl-C)
+        preexec_fn=_default_sigint,
     )
     workers: list[int] = []
     while proc.poll() is None and len(workers) < 2:
