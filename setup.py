@@ -11,31 +11,22 @@ own (``rendering.NATIVE``). The flags keep the floating-point operations exactly
 
 from setuptools import Extension, setup
 
+STRICT_FP = ["-ffp-contract=off", "-fno-fast-math"]  # the floating-point operations as written
+
+
+def optional(module: str, *flags: str) -> Extension:
+    """The C extension ``module`` from its ``.c`` file beside where it is imported from."""
+    source = module.replace(".", "/") + ".c"
+    return Extension(
+        module, [source], extra_compile_args=["-O2", *flags, "-std=c99"], optional=True
+    )
+
+
 setup(
     ext_modules=[
-        Extension(
-            "arklow_pulumi.core._filling",
-            sources=["arklow_pulumi/core/_filling.c"],
-            extra_compile_args=["-O2", "-ffp-contract=off", "-fno-fast-math", "-std=c99"],
-            optional=True,
-        ),
-        Extension(
-            "arklow_pulumi.core._reading",
-            sources=["arklow_pulumi/core/_reading.c"],
-            extra_compile_args=["-O2", "-std=c99"],
-            optional=True,
-        ),
-        Extension(
-            "arklow_pulumi.cli._render",
-            sources=["arklow_pulumi/cli/_render.c"],
-            extra_compile_args=["-O2", "-ffp-contract=off", "-fno-fast-math", "-std=c99"],
-            optional=True,
-        ),
-        Extension(
-            "arklow_pulumi._plain_yaml",
-            sources=["arklow_pulumi/_plain_yaml.c"],
-            extra_compile_args=["-O2", "-std=c99"],
-            optional=True,
-        ),
+        optional("arklow_pulumi.core._filling", *STRICT_FP),
+        optional("arklow_pulumi.core._reading"),
+        optional("arklow_pulumi.cli._render", *STRICT_FP),
+        optional("arklow_pulumi._plain_yaml"),
     ]
 )
