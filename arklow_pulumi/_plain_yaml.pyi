@@ -1,3 +1,0 @@
-"""Types of the compiled reader for block-style plain YAML (``_plain_yaml.c``)."""
-
-def loads(text: str, /) -> tuple[bool, object]: ...
