@@ -41,6 +41,7 @@ from starlette.types import ASGIApp, Message, Receive, Scope, Send
 from arklow_pulumi.controller import auth
 from arklow_pulumi.controller.committing import GroupCommitter
 from arklow_pulumi.controller.documents import lane_document, pool_document
+from arklow_pulumi.controller.guarding import RequestGuard
 from arklow_pulumi.controller.intake import (
     MAX_BODY_BYTES,
     MAX_REPORTS,
@@ -359,9 +360,12 @@ def build_app(
     clock: Callable[[], datetime] = _utcnow,
     max_body_bytes: int = MAX_BODY_BYTES,
     max_reports: int = MAX_REPORTS,
+    hosts: frozenset[str] | None = None,
 ) -> Starlette:
     """The API app. ``tokens=None`` serves everyone as ``admin``: the caller must listen on
-    loopback only (see :func:`arklow_pulumi.controller.auth.is_loopback`)."""
+    loopback only (see :func:`arklow_pulumi.controller.auth.is_loopback`). ``hosts`` are the
+    ``Host`` names answered (:func:`~.guarding.allowed_hosts`; ``None``: any), and every request
+    passes :class:`~.guarding.RequestGuard` first."""
     api = Api(port, tokens, metrics, clock, max_body_bytes, max_reports)
     routes = [
         Route("/v1/demand", api.demand, methods=["POST"]),
@@ -379,5 +383,6 @@ def build_app(
         exception_handlers={Refusal: _refusal_answer, HTTPException: _http_answer},
     )
     templates: dict[object, str] = {route.endpoint: route.path for route in routes}
+    app.add_middleware(RequestGuard, hosts=hosts)
     app.add_middleware(RequestMetrics, metrics=metrics, routes=templates)
     return app

@@ -36,6 +36,9 @@ from arklow_pulumi.controller.ports import Published
 TICK_BUCKETS = (0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1.0, 2.5, 5.0, 10.0, 30.0, 60.0)
 HTTP_BUCKETS = (0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1.0, 2.5)
 CONTENT_TYPE = "text/plain; version=0.0.4; charset=utf-8"
+# Label values come from closed sets: a request with an invented method counts as "other", so no
+# caller, authenticated or not, can add series (routes are templates; unknown paths are "other").
+HTTP_METHODS = frozenset({"GET", "HEAD", "POST", "PUT", "DELETE", "PATCH", "OPTIONS", "TRACE"})
 
 # Typed alias: the library function is unannotated.
 _disable_created_metrics: Callable[[], None] = prometheus_client.disable_created_metrics
@@ -138,6 +141,8 @@ class Metrics:
     # -- the HTTP face --------------------------------------------------------------------------
 
     def http_request(self, route: str, method: str, code: int, duration_s: float) -> None:
+        method = method if method in HTTP_METHODS else "other"
+        code = code if 100 <= code <= 599 else 500
         self._http_requests.labels(route, method, str(code)).inc()
         self._http_duration.labels(route).observe(duration_s)
 

@@ -35,6 +35,7 @@ class Served:
 
     def client(self, who: str | None = None) -> httpx.Client:
         headers = {"Authorization": f"Bearer {self.tokens[who]}"} if who else {}
+        headers["Content-Type"] = "application/json"  # what every POST must carry (415 else)
         return httpx.Client(base_url=self.url, headers=headers, timeout=10)
 
 

@@ -1,0 +1,114 @@
+"""What a web page may not do to the controller: the request checks made before any handler.
+
+A browser lets any page send a "simple" cross-origin POST (``Content-Type: text/plain``) to
+``127.0.0.1`` and, after DNS rebinding, read the answers under a name of the attacker's. In the
+default no-token mode (loopback only) nothing else stands between such a page and the groups the
+controller resizes, so every request passes three checks first, and a refused one reaches no
+handler (nothing of it is stored):
+
+- ``Host`` must name the listen address or a configured ``--allowed-host`` (else **421**); on a
+  loopback listen address ``localhost``, ``127.0.0.1`` and ``::1`` are always allowed. A server
+  listening beyond loopback (which needs ``--tokens``) checks ``Host`` only when hosts are
+  configured: there the bearer token, which no page holds, is the guard.
+- an ``Origin`` header must be the server's own origin (the request's ``Host``), else **403**;
+- a ``POST`` must carry ``Content-Type: application/json`` (parameters allowed), else **415**:
+  the one body type a page cannot send cross-origin without a preflight the server never grants.
+"""
+
+from __future__ import annotations
+
+import ipaddress
+import json
+from collections.abc import Collection
+from urllib.parse import urlsplit
+
+from starlette.types import ASGIApp, Receive, Scope, Send
+
+from arklow_pulumi.controller.auth import is_loopback
+
+__all__ = ["RequestGuard", "allowed_hosts"]
+
+LOOPBACK_NAMES = frozenset({"localhost", "127.0.0.1", "::1"})
+WILDCARDS = frozenset({"", "0.0.0.0", "::"})
+
+
+def allowed_hosts(listen_host: str, extra: Collection[str] = ()) -> frozenset[str] | None:
+    """The host names a server listening on ``listen_host`` answers to; ``None`` for "any"
+    (a non-loopback listen address without configured hosts: tokens guard that server)."""
+    configured = {_bare(host) for host in extra if host}
+    if is_loopback(listen_host):
+        return frozenset(LOOPBACK_NAMES | {_bare(listen_host)} | configured)
+    if not configured:
+        return None
+    if listen_host not in WILDCARDS:
+        configured.add(_bare(listen_host))
+    return frozenset(configured)
+
+
+def _bare(host: str) -> str:
+    """A host name without brackets, lower case (``[::1]`` → ``::1``)."""
+    return host.strip().strip("[]").lower().rstrip(".")
+
+
+def host_of(authority: str) -> str:
+    """The host part of a ``Host`` header value (``name``, ``name:port``, ``[v6]:port``)."""
+    value = authority.strip()
+    if value.startswith("["):
+        return _bare(value[1 : value.find("]")] if "]" in value else value)
+    if value.count(":") == 1:
+        value = value.split(":", 1)[0]
+    elif value.count(":") > 1:  # a bare IPv6 address, not a valid Host but seen in the wild
+        try:
+            return str(ipaddress.ip_address(value))
+        except ValueError:
+            return _bare(value)
+    return _bare(value)
+
+
+def is_json(content_type: str) -> bool:
+    media = content_type.split(";", 1)[0].strip().lower()
+    return media == "application/json"
+
+
+class RequestGuard:
+    """ASGI middleware: the Host, Origin and Content-Type checks above."""
+
+    def __init__(self, app: ASGIApp, hosts: frozenset[str] | None) -> None:
+        self.app = app
+        self.hosts = hosts
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        if scope["type"] != "http":
+            await self.app(scope, receive, send)
+            return
+        refusal = self.refusal(scope)
+        if refusal is None:
+            await self.app(scope, receive, send)
+            return
+        status, message = refusal
+        body = json.dumps({"error": message}).encode()
+        headers = [(b"content-type", b"application/json"), (b"content-length", b"%d" % len(body))]
+        await send({"type": "http.response.start", "status": status, "headers": headers})
+        await send({"type": "http.response.body", "body": body})
+
+    def refusal(self, scope: Scope) -> tuple[int, str] | None:
+        headers = {k.decode("latin-1"): v.decode("latin-1") for k, v in scope["headers"]}
+        host = headers.get("host", "")
+        if self.hosts is not None and host_of(host) not in self.hosts:
+            return 421, f"host {host[:100]!r} is not served here (see --allowed-host)"
+        origin = headers.get("origin")
+        if origin is not None and not self.same_origin(origin, host):
+            return 403, f"origin {origin[:100]!r} may not call this API (cross-origin request)"
+        if scope["method"] == "POST" and not is_json(headers.get("content-type", "")):
+            return 415, "a POST body must be sent with Content-Type: application/json"
+        return None
+
+    @staticmethod
+    def same_origin(origin: str, host: str) -> bool:
+        try:
+            parts = urlsplit(origin)
+        except ValueError:
+            return False
+        if parts.scheme not in ("http", "https") or not parts.netloc:
+            return False  # "null" (a sandboxed page, a file) and the like
+        return parts.netloc.lower() == host.strip().lower()  # Host itself was checked above
