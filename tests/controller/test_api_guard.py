@@ -85,6 +85,7 @@ def test_same_origin_json_is_accepted(
 def test_the_servers_own_origin_is_accepted(served: tuple[str, MemoryPort, Metrics]) -> None:
     url, port, _ = served
     answer = post(url, **{"Content-Type": "application/json", "Origin": url})
+    assert port.sink.reports == {"ads/serve": 5.0}
     assert answer.status_code == 200, answer.text
 
 
