@@ -13,11 +13,16 @@ from dataclasses import dataclass, field
 
 import pulumi
 
-from arklow_pulumi.core.building import build_topology, target_from_spec
 from arklow_pulumi.core.errors import InvalidInput, Problem
-from arklow_pulumi.core.parsing import parse_topology
-from arklow_pulumi.core.spec import DestinationSpec, ScaleTargetSpec, TopologySpec
 from arklow_pulumi.core.validating import target_reference_problems
+from arklow_pulumi.reading.parsing import parse_topology
+from arklow_pulumi.reading.spec import (
+    DestinationSpec,
+    ScaleTargetSpec,
+    TopologySpec,
+    build_topology,
+    target_from_spec,
+)
 from arklow_pulumi.resources import (
     AwsAutoScalingGroup,
     Destination,

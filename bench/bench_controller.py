@@ -26,8 +26,8 @@ import topologies
 
 from arklow_pulumi.controller.ports import DemandReport
 from arklow_pulumi.controller.ticking import Controller, TickSettings
-from arklow_pulumi.core.building import build_topology
-from arklow_pulumi.core.parsing import parse_topology
+from arklow_pulumi.reading.parsing import parse_topology
+from arklow_pulumi.reading.spec import build_topology
 from arklow_pulumi.store.engine import close_stores, open_store, writing
 from arklow_pulumi.store.runtime import acquire_lease
 from arklow_pulumi.store.snapshots import load_all, write_changes

@@ -172,8 +172,7 @@ def profile_arklow(aws_env: dict[str, str]) -> dict[str, float]:
     ScaleTarget create/read/update makes (as the provider does it: a new supply, so a new boto3
     session and client, per call; with one reused supply; and without the policy/schedule detail
     the check does not need), and the import cost of the program and of a provider process."""
-    from arklow_pulumi.core.building import target_from_spec
-    from arklow_pulumi.core.spec import ScaleTargetSpec
+    from arklow_pulumi.reading.spec import ScaleTargetSpec, target_from_spec
     from arklow_pulumi.supply.selecting import EndpointConfig, supply_for
     from arklow_pulumi.supply.verifying import verify_target
 

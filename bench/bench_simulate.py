@@ -39,7 +39,7 @@ from simulate_inputs import topology_document, write_trace
 from topologies import topology as random_topology
 
 from arklow_pulumi.core.allocating import allocate
-from arklow_pulumi.loading import load_topology
+from arklow_pulumi.reading.files import load_topology
 from arklow_pulumi.simulation import simulating
 from arklow_pulumi.simulation.forking import usable_cores
 from arklow_pulumi.simulation.simulate import simulate

@@ -47,11 +47,11 @@ import arklow_pulumi.controller.ticking as ticking
 from arklow_pulumi.controller.ports import DemandReport
 from arklow_pulumi.controller.ticking import Controller, TickSettings
 from arklow_pulumi.core.allocating import allocate
-from arklow_pulumi.core.building import build_topology
 from arklow_pulumi.core.deciding import Observed, Recommendation, TargetId, decide
-from arklow_pulumi.core.parsing import parse_topology
 from arklow_pulumi.core.policy import ScalePolicy
 from arklow_pulumi.core.topology import Topology, frozen_map
+from arklow_pulumi.reading.parsing import parse_topology
+from arklow_pulumi.reading.spec import build_topology
 from arklow_pulumi.store.engine import open_store, writing
 from arklow_pulumi.store.runtime import acquire_lease
 from arklow_pulumi.store.snapshots import load_all, write_changes

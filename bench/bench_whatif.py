@@ -23,7 +23,7 @@ import yaml
 from bench_simulate import moved, timed
 from simulate_inputs import topology_document, write_trace
 
-from arklow_pulumi.loading import load_topology
+from arklow_pulumi.reading.files import load_topology
 from arklow_pulumi.simulation.simulate import simulate
 from arklow_pulumi.simulation.tracing import read_trace
 from arklow_pulumi.simulation.units import split

@@ -40,9 +40,9 @@ from typing import Any
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from arklow_pulumi.core.building import build_topology
-from arklow_pulumi.core.parsing import parse_topology
 from arklow_pulumi.devservers.compute import ComputeServer
+from arklow_pulumi.reading.parsing import parse_topology
+from arklow_pulumi.reading.spec import build_topology
 from arklow_pulumi.store.engine import close_stores, open_store
 from arklow_pulumi.store.runtime import (
     load_demand_reports,

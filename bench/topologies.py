@@ -5,9 +5,9 @@ from __future__ import annotations
 import random
 from typing import Any
 
-from arklow_pulumi.core.building import build_topology
-from arklow_pulumi.core.parsing import parse_topology
 from arklow_pulumi.core.topology import Topology
+from arklow_pulumi.reading.parsing import parse_topology
+from arklow_pulumi.reading.spec import build_topology
 
 RESOURCES = 10
 

@@ -4,9 +4,9 @@ from __future__ import annotations
 
 from typing import Any
 
-from arklow_pulumi.core.building import build_topology
-from arklow_pulumi.core.parsing import parse_topology
 from arklow_pulumi.core.topology import Topology
+from arklow_pulumi.reading.parsing import parse_topology
+from arklow_pulumi.reading.spec import build_topology
 
 
 def lane(name: str, limit: float, weight: float = 1.0, **cost: float) -> dict[str, Any]:

@@ -4,9 +4,9 @@ from __future__ import annotations
 
 import json
 
-from arklow_pulumi.core.building import policy_from_document
 from arklow_pulumi.core.policy import ScalePolicy
 from arklow_pulumi.core.topology import Destination, GroupRef, Lane, Pool, ScaleTarget
+from arklow_pulumi.reading.spec import policy_from_document
 from arklow_pulumi.topology_documents import (
     destination_document,
     lane_document,

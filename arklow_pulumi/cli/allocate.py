@@ -18,7 +18,7 @@ import click
 
 from arklow_pulumi.cli.rendering import allocation_json, allocation_table
 from arklow_pulumi.core.allocating import allocate as run_allocation
-from arklow_pulumi.loading import load_demand, load_topology
+from arklow_pulumi.reading.files import load_demand, load_topology
 
 
 @contextmanager

@@ -1,12 +1,7 @@
 """Render results for machines (JSON, the stable contract) and for people (aligned tables).
 
-The lane part of ``arklow allocate``'s output (one line per lane, 100,000 of them) is made by a
-compiled module (``_render.c``, built at install) when one is there, character for character
-the text of the Python here (``tests/cli/test_rendering_native.py``). The Python stays the
-reference, and the fallback: without a compiler at install, with ``ARKLOW_PURE_PYTHON=1`` in
-the environment, or for anything the module does not handle (lanes that are not the engine's
-columns, ints, a number that is not finite), the Python runs. :data:`NATIVE` says which is in
-use.
+``arklow allocate`` prints one line per lane, 100,000 of them at the largest size measured: the
+lane text is made once per distinct number (:func:`_lanes_json`) and joined once.
 """
 
 from __future__ import annotations
@@ -15,11 +10,6 @@ import json
 from collections.abc import Iterable, Mapping, Sequence
 
 from arklow_pulumi.core.allocating import Allocation, LaneResult, LaneResults
-from arklow_pulumi.core.native import load_compiled
-
-_native = load_compiled("arklow_pulumi.cli._render")
-NATIVE: bool = _native is not None
-"""Whether the lanes are rendered by the compiled module (else by the Python here)."""
 
 
 def number(value: float | None) -> float | int | None:
@@ -60,11 +50,7 @@ def allocation_json(result: Allocation) -> str:
     """The JSON contract, one lane or pool per line: readable, and fast for 100,000 lanes
     (``json.dumps`` with an indent falls back to the pure-Python encoder). Strict JSON: a value
     that is not finite raises instead of printing ``Infinity`` or ``NaN``."""
-    lanes = None
-    if _native is not None and isinstance(result.lanes, LaneResults):
-        lanes = _native.json_lanes(*result.lanes.columns())
-    if lanes is None:
-        lanes = _lanes_json(result.lanes)
+    lanes = _lanes_json(result.lanes)
     pools = [
         f'    {_key(name)}: {{"resource": {_key(pool.resource)}, '
         f'"capacity": {_json_number(pool.capacity)}, "demand": {_json_number(pool.demand)}, '
@@ -79,7 +65,7 @@ def allocation_json(result: Allocation) -> str:
 
 
 def _lanes_json(lanes: Mapping[str, LaneResult]) -> str:
-    """The lane entries of :func:`allocation_json`, joined: the reference of ``json_lanes``."""
+    """The lane entries of :func:`allocation_json`, joined."""
     rows = list(_lane_rows(lanes))
     # each distinct number's text, made once (demands, limits and zeros repeat across lanes;
     # 0.0 and -0.0 are one key and both print as 0)
@@ -169,11 +155,7 @@ def allocation_table(result: Allocation, color: bool = False) -> str:
         pool_rows,
         right={3, 4, 5, 6},
     )
-    lanes = None
-    if _native is not None and isinstance(result.lanes, LaneResults):
-        keys, demand, allocation, held, admission = result.lanes.columns()
-        lanes = _native.table_lanes(keys, demand, allocation, admission, held, color)
-    text, held_count = lanes if lanes is not None else _lanes_table(result.lanes, color)
+    text, held_count = _lanes_table(result.lanes, color)
     out += ["", "LANES", text]
     out += ["", f"{held_count} of {len(result.lanes)} lanes have work held back by pool sharing"]
     return "\n".join(out)
@@ -181,7 +163,7 @@ def allocation_table(result: Allocation, color: bool = False) -> str:
 
 def _lanes_table(lanes: Mapping[str, LaneResult], color: bool) -> tuple[str, int]:
     """The LANES table of :func:`allocation_table` (lines joined) and how many lanes hold work
-    back: the reference of ``table_lanes``."""
+    back."""
     lane_rows = [
         [
             key,

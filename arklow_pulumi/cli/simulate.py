@@ -13,7 +13,7 @@ import click
 
 from arklow_pulumi.cli.rendering import number, table
 from arklow_pulumi.core.errors import InvalidInput
-from arklow_pulumi.loading import load_topology
+from arklow_pulumi.reading.files import load_topology
 from arklow_pulumi.simulation.simulate import (
     DEFAULT_LAUNCH_DELAY,
     DEFAULT_TICK,

@@ -13,7 +13,7 @@ from arklow_pulumi.cli.rendering import number
 from arklow_pulumi.cli.simulate import JOBS_HELP, PATH, Fraction, Jobs, Seconds
 from arklow_pulumi.core.errors import InvalidInput
 from arklow_pulumi.core.topology import Topology
-from arklow_pulumi.loading import load_topology
+from arklow_pulumi.reading.files import load_topology
 from arklow_pulumi.simulation.describing import describe_change
 from arklow_pulumi.simulation.simulate import DEFAULT_LAUNCH_DELAY, DEFAULT_TICK
 from arklow_pulumi.simulation.tracing import Trace, parse_duration, read_trace

@@ -25,7 +25,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from arklow_pulumi.core.errors import InvalidInput
-from arklow_pulumi.loading import read_yaml
+from arklow_pulumi.reading.files import read_document
 
 _HEX64 = re.compile(r"^[0-9a-fA-F]{64}$")
 _FIELDS = ("name", "scope", "sha256")
@@ -93,7 +93,7 @@ class TokenSet:
     @classmethod
     def load(cls, path: Path) -> TokenSet:
         """Read and validate a tokens file; problems raise :class:`InvalidInput` (one line)."""
-        return cls.from_document(read_yaml(path, "tokens"), f"tokens file {str(path)!r}")
+        return cls.from_document(read_document(path, "tokens"), f"tokens file {str(path)!r}")
 
     @classmethod
     def from_document(cls, doc: object, where: str) -> TokenSet:

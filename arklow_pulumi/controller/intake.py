@@ -16,7 +16,7 @@ from dataclasses import dataclass
 
 from arklow_pulumi.controller.auth import Scope
 from arklow_pulumi.controller.ports import DemandReport
-from arklow_pulumi.core.spec import MAX_UNITS
+from arklow_pulumi.core.limits import MAX_UNITS
 
 MAX_BODY_BYTES = 1024 * 1024
 MAX_REPORTS = 10_000

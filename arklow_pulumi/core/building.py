@@ -1,4 +1,6 @@
-"""Build a :class:`Topology` from a :class:`TopologySpec`, checking the rules that span objects.
+"""Assemble a :class:`Topology` from built destinations and declared pools, checking the rules
+that span objects (the objects come from the schema's models, :mod:`arklow_pulumi.reading.spec`,
+whose fields are checked there).
 
 A declared pool lists its members; every (destination, resource) not listed by any pool is in the
 destination's standalone pool ``<destination>/<resource>`` (T1), whose capacity is the
@@ -10,132 +12,32 @@ All problems are collected and raised together; nothing is half built.
 from __future__ import annotations
 
 from collections import Counter
-from collections.abc import Iterator, Mapping, Sequence
-from typing import TYPE_CHECKING, Any
+from collections.abc import Iterator, Sequence
 
 from arklow_pulumi.core.errors import InvalidInput, Problem
-from arklow_pulumi.core.policy import DEFAULT_POLICY, ScalePolicy
 from arklow_pulumi.core.topology import (
-    EMPTY,
     Destination,
     GroupRef,
-    Lane,
     Pool,
-    ScaleTarget,
     Topology,
     frozen_map,
     standalone_pool_name,
 )
-from arklow_pulumi.core.validating import (
-    destination_is_plain,
-    destination_problems,
-    pool_is_plain,
-    pool_problems,
-)
-
-if TYPE_CHECKING:  # the specs are pydantic models: the fast reader builds without them
-    from arklow_pulumi.core.spec import (
-        DestinationSpec,
-        PoolSpec,
-        ScalePolicySpec,
-        ScaleTargetSpec,
-        TopologySpec,
-    )
+from arklow_pulumi.core.validating import destination_problems, pool_problems
 
 Declared = tuple[Pool, Sequence[str]]
 """A declared pool, built, with the members its spec lists (in order, duplicates kept)."""
 
 
-def destination_from_spec(spec: DestinationSpec) -> Destination:
-    name = spec.name
-    lanes = tuple(
-        [  # positional arguments: a topology can have 100,000 lanes
-            Lane(
-                name,
-                lane.name,
-                lane.limit,
-                lane.weight,
-                frozen_map(lane.cost) if lane.cost else EMPTY,
-            )
-            for lane in spec.lanes
-        ]
-    )
-    return Destination(
-        name=spec.name,
-        resources=tuple(spec.resources),
-        lanes=lanes,
-        standalone_capacity=frozen_map(spec.standalone_capacity),
-    )
-
-
-def target_from_spec(spec: ScaleTargetSpec) -> ScaleTarget:
-    group = GroupRef(
-        kind=spec.kind,
-        name=spec.group or spec.name,
-        region=spec.region,
-        zone=spec.zone,
-        project=spec.project,
-    )
-    return ScaleTarget(
-        name=spec.name,
-        group=group,
-        min_replicas=spec.min_replicas,
-        max_replicas=spec.max_replicas,
-        units_per_replica=spec.units_per_replica,
-        replicas=spec.min_replicas if spec.replicas is None else spec.replicas,
-        override_policies=spec.override_policies,
-    )
-
-
-def policy_from_spec(spec: ScalePolicySpec | None) -> ScalePolicy:
-    return DEFAULT_POLICY if spec is None else ScalePolicy(**spec.model_dump())
-
-
-def policy_from_document(doc: Mapping[str, Any] | None) -> ScalePolicy:
-    """A stored or given ``scale_policy`` document, validated as the schema does."""
-    if doc is None:
-        return DEFAULT_POLICY
-    from arklow_pulumi.core.spec import ScalePolicySpec
-
-    return policy_from_spec(ScalePolicySpec.model_validate(dict(doc)))
-
-
-def pool_from_spec(spec: PoolSpec, owner: str | None = None) -> Pool:
-    return Pool(
-        name=spec.name,
-        resource=spec.resource,
-        capacity=spec.capacity,
-        headroom=spec.headroom,
-        scale_targets=tuple(target_from_spec(t) for t in spec.scale_targets),
-        owner=owner,
-        scale_policy=policy_from_spec(spec.scale_policy),
-    )
-
-
-def build_topology(spec: TopologySpec) -> Topology:
-    """Check every cross-object rule and build the topology, or raise :class:`InvalidInput`."""
-    destinations = [destination_from_spec(d) for d in spec.destinations]
-    declared = [
-        (pool_from_spec(p, owner_of(p.name, p.resource, p.members)), p.members) for p in spec.pools
-    ]
-    return assemble_topology(destinations, declared)
-
-
 def assemble_topology(
     destinations: Sequence[Destination],
     declared: Sequence[Declared],
-    *,
-    destinations_plain: bool = False,
 ) -> Topology:
     """The topology of built destinations and declared pools (each with the members its spec
-    lists), once every rule that spans objects holds; else :class:`InvalidInput` naming each
-    problem. The one place those rules are checked, whichever reader built the objects.
-
-    ``destinations_plain=True`` says the reader found
-    :func:`~arklow_pulumi.core.validating.destination_is_plain` true of every destination while
-    it read them, so it is not checked again here."""
+    lists), once every rule that spans fields or objects holds; else :class:`InvalidInput`
+    naming each problem. The objects' fields were checked by the schema."""
     by_name = {d.name: d for d in destinations}
-    problems = list(_problems(destinations, by_name, declared, destinations_plain))
+    problems = list(_problems(destinations, by_name, declared))
     if problems:
         raise InvalidInput(problems)
     return _assemble(by_name, declared)
@@ -154,7 +56,6 @@ def _problems(
     listed: Sequence[Destination],
     destinations: dict[str, Destination],
     declared: Sequence[Declared],
-    destinations_plain: bool = False,
 ) -> Iterator[Problem]:
     for name, n in Counter(d.name for d in listed).items():
         if n > 1:
@@ -162,9 +63,8 @@ def _problems(
     for name, n in Counter(p.name for p, _ in declared).items():
         if n > 1:
             yield Problem(f"pool {name!r}", "name", f"duplicate pool name ({n}×)")
-    for dest in () if destinations_plain else destinations.values():
-        if not destination_is_plain(dest):
-            yield from destination_problems(dest, lanes_from_spec=True)
+    for dest in destinations.values():
+        yield from destination_problems(dest, fields_checked=True)
     yield from _target_problems([p for p, _ in declared])
     yield from _membership_problems(declared, destinations)
 
@@ -173,8 +73,7 @@ def _target_problems(pools: list[Pool]) -> Iterator[Problem]:
     seen_names: dict[str, str] = {}
     seen_groups: dict[GroupRef, tuple[str, str]] = {}
     for pool in pools:
-        if not pool_is_plain(pool):
-            yield from pool_problems(pool)
+        yield from pool_problems(pool, fields_checked=True)
         for target in pool.scale_targets:
             obj = f"pool {pool.name!r}, scale target {target.name!r}"
             other_pool = seen_names.setdefault(target.name, pool.name)

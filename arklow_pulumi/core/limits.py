@@ -1,9 +1,25 @@
-"""The documented limits of every number and name in a topology, and the target kinds.
+"""Every field's range and the name rule, each with its message: the one home of the field rules.
 
-Kept apart from :mod:`arklow_pulumi.core.spec` (which builds its pydantic models from them) so
-that code which only needs a bound — the allocation engine, the fast document reader, the
-controller's intake — does not import pydantic. :mod:`arklow_pulumi.core.spec` documents what
-each limit is for.
+The schema's models (:mod:`arklow_pulumi.reading.spec`) check each field of a document with the
+functions here, and :mod:`arklow_pulumi.core.validating` checks objects built in code (the
+store's rows, the providers' inputs) with the same functions, so a field breaks the same rule
+with the same words on every path. Each ``*_problem`` function returns ``None`` when the value
+keeps the rule, else the message (one line, the value echoed back).
+
+Every number has a documented range, so that no sum, product or ``ceil`` the engine computes
+(``Σ e × cost × (1 + headroom)``, ``demand / capacity``, ``needed / units_per_replica``) can
+overflow or turn into NaN, and every output stays strict JSON:
+
+- replica counts (``min_replicas``, ``max_replicas``, ``replicas``, step sizes): integers in
+  [0, 1,000,000] (steps from 1);
+- amounts of units (``limit``, demand, ``capacity``, ``standalone_capacity``): in [0, 1e12]; a
+  capacity is 0 or at least 1e-9, so that pressure stays finite;
+- ``units_per_replica``: in [1e-6, 1e12]; ``weight`` and ``cost``: in [1e-6, 1e6];
+- ``headroom``: a fraction in [0, 100]; a percentage in [0, 100], a tolerance in [0, 1].
+
+Names (destinations, lanes, resources, pools, scale targets, groups, regions, zones, projects,
+members) are 1 to 255 characters, all printable (``str.isprintable``: no control, format,
+separator other than the space, or unassigned characters), the same rule on every store backend.
 """
 
 from __future__ import annotations
@@ -21,3 +37,75 @@ MAX_HEADROOM = 100.0
 TargetKind = Literal["aws_asg", "gcp_mig"]
 TARGET_KINDS: tuple[TargetKind, ...] = ("aws_asg", "gcp_mig")
 DEFAULT_HEADROOM = 0.1
+
+
+def name_problem(value: str) -> str | None:
+    """The name rule: 1 to 255 printable characters."""
+    if 0 < len(value) <= MAX_NAME_LENGTH and value.isprintable():
+        return None
+    if not 1 <= len(value) <= MAX_NAME_LENGTH:
+        return f"must be 1 to {MAX_NAME_LENGTH} characters long (got {len(value)})"
+    bad = next(c for c in value if not c.isprintable())
+    return f"must contain only printable characters (found U+{ord(bad):04X})"
+
+
+def _bound(value: float) -> str:
+    """A bound as people write it: 0.000001, 1000000000000, 0.5 (not 1e-06, 1e+12)."""
+    return f"{value:f}".rstrip("0").rstrip(".") if value != int(value) else str(int(value))
+
+
+def range_problem(value: float, low: float, high: float) -> str | None:
+    """A finite number in [low, high]."""
+    if low <= value <= high:  # False for NaN too
+        return None
+    if value != value or value in (float("inf"), float("-inf")):
+        return f"must be a finite number (got {value!r})"
+    if value < low:
+        return f"must be greater than or equal to {_bound(low)} (got {value!r:.40})"
+    return f"must be less than or equal to {_bound(high)} (got {value!r:.40})"
+
+
+def units_problem(value: float) -> str | None:
+    """An amount of units: a lane's ``limit``, a demand."""
+    return range_problem(value, 0.0, MAX_UNITS)
+
+
+def capacity_problem(value: float) -> str | None:
+    """A static capacity: 0, or at least 1e-9 (so that pressure stays finite), at most 1e12."""
+    if 0 < value < MIN_CAPACITY:
+        return f"must be 0 or at least {MIN_CAPACITY:g} (got {value!r})"
+    return range_problem(value, 0.0, MAX_UNITS)
+
+
+def factor_problem(value: float) -> str | None:
+    """A lane's ``weight`` or ``cost``."""
+    return range_problem(value, MIN_FACTOR, MAX_FACTOR)
+
+
+def units_per_replica_problem(value: float) -> str | None:
+    return range_problem(value, MIN_UNITS_PER_REPLICA, MAX_UNITS)
+
+
+def headroom_problem(value: float) -> str | None:
+    return range_problem(value, 0.0, MAX_HEADROOM)
+
+
+def percent_problem(value: float) -> str | None:
+    return range_problem(value, 0.0, 100.0)
+
+
+def fraction_problem(value: float) -> str | None:
+    return range_problem(value, 0.0, 1.0)
+
+
+def count_problem(value: int, low: int = 0) -> str | None:
+    """A replica count (``low`` 0) or a step (``low`` 1): an integer up to 1,000,000."""
+    if low <= value <= MAX_COUNT:
+        return None
+    if value < low:
+        return f"must be greater than or equal to {low} (got {value})"
+    return f"must be less than or equal to {MAX_COUNT} (got {value!s:.40})"
+
+
+def step_problem(value: int) -> str | None:
+    return count_problem(value, low=1)

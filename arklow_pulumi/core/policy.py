@@ -53,7 +53,7 @@ DEFAULT_POLICY = ScalePolicy()
 
 def policy_document(policy: ScalePolicy) -> dict[str, float] | None:
     """The fields that differ from the defaults (``None`` when none do): what is stored and
-    shown; read back with :func:`arklow_pulumi.core.building.policy_from_document`."""
+    shown; read back with :func:`arklow_pulumi.reading.spec.policy_from_document`."""
     changed = {
         name: getattr(policy, name)
         for name in ScalePolicy.__dataclass_fields__

@@ -23,7 +23,7 @@ from typing import Any
 
 from arklow_pulumi.core.errors import InvalidInput
 from arklow_pulumi.core.topology import ScaleTarget, Topology
-from arklow_pulumi.loading import read_yaml
+from arklow_pulumi.reading.files import read_document
 
 AWS_REGION = "us-east-1"
 GCP_PROJECT = "arklow-dev"
@@ -76,14 +76,14 @@ def stack_config_path(project_dir: Path, stack: str) -> Path:
 def load_stack(project_dir: Path, stack: str) -> tuple[Topology, frozenset[str]]:
     """The stack's topology (``arklow:topology``), and which targets ``arklow:devClouds``
     gives an autoscaler."""
-    from arklow_pulumi.core.building import build_topology
-    from arklow_pulumi.core.parsing import parse_topology
+    from arklow_pulumi.reading.parsing import parse_topology
+    from arklow_pulumi.reading.spec import build_topology
 
     path = stack_config_path(project_dir, stack)
     source = f"stack '{stack}'"
     if not path.is_file():
         raise InvalidInput.one(source, "(file)", f"no stack config {str(path)!r}")
-    document = read_yaml(path, "stack config")
+    document = read_document(path, "stack config")
     config = document.get("config") if isinstance(document, dict) else None
     if not isinstance(config, dict) or "arklow:topology" not in config:
         raise InvalidInput.one(source, "arklow:topology", f"missing in {str(path)!r}")

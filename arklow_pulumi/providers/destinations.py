@@ -6,8 +6,6 @@ from typing import Any
 
 from pulumi.dynamic import CheckResult, CreateResult, DiffResult, ReadResult, UpdateResult
 
-from arklow_pulumi.core.building import destination_from_spec
-from arklow_pulumi.core.spec import DestinationSpec
 from arklow_pulumi.core.validating import destination_problems
 from arklow_pulumi.providers.diffing import diff_inputs
 from arklow_pulumi.providers.inputs import check_model, parse_in_topology
@@ -19,6 +17,7 @@ from arklow_pulumi.providers.storing import (
     service,
     with_store,
 )
+from arklow_pulumi.reading.spec import DestinationSpec, destination_from_spec
 from arklow_pulumi.store.identity import new_create_id
 from arklow_pulumi.topology_documents import destination_document
 

@@ -20,8 +20,8 @@ from pulumi.runtime.rpc import UNKNOWN
 from pydantic import BaseModel
 
 from arklow_pulumi.core.errors import InvalidInput, Problem
-from arklow_pulumi.core.parsing import parse_model
-from arklow_pulumi.core.spec import TopologySpec
+from arklow_pulumi.reading.parsing import parse_model
+from arklow_pulumi.reading.spec import TopologySpec
 
 M = TypeVar("M", bound=BaseModel)
 

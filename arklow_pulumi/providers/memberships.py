@@ -25,8 +25,6 @@ from pulumi.dynamic import (
 from pydantic import BaseModel, ConfigDict
 
 from arklow_pulumi.core.errors import Problem
-from arklow_pulumi.core.parsing import parse_model
-from arklow_pulumi.core.spec import Name
 from arklow_pulumi.providers.diffing import diff_inputs
 from arklow_pulumi.providers.inputs import check_model, is_unknown, shown
 from arklow_pulumi.providers.storing import (
@@ -37,6 +35,8 @@ from arklow_pulumi.providers.storing import (
     service,
     with_store,
 )
+from arklow_pulumi.reading.parsing import parse_model
+from arklow_pulumi.reading.spec import Name
 from arklow_pulumi.store.identity import new_create_id
 
 INPUTS = ("destination", "pool")

@@ -7,9 +7,7 @@ from typing import Any
 
 from pulumi.dynamic import CheckResult, CreateResult, DiffResult, ReadResult, UpdateResult
 
-from arklow_pulumi.core.building import policy_from_spec, pool_from_spec
 from arklow_pulumi.core.policy import policy_document
-from arklow_pulumi.core.spec import PoolSpec
 from arklow_pulumi.core.validating import pool_problems
 from arklow_pulumi.providers.diffing import diff_inputs
 from arklow_pulumi.providers.inputs import check_model, integral, parse_in_topology
@@ -21,6 +19,7 @@ from arklow_pulumi.providers.storing import (
     service,
     with_store,
 )
+from arklow_pulumi.reading.spec import PoolSpec, policy_from_spec, pool_from_spec
 from arklow_pulumi.store.identity import new_create_id
 from arklow_pulumi.topology_documents import pool_document
 

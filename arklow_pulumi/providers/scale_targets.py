@@ -30,9 +30,7 @@ from pulumi.dynamic import (
     UpdateResult,
 )
 
-from arklow_pulumi.core.building import target_from_spec
 from arklow_pulumi.core.errors import InvalidInput, Problem
-from arklow_pulumi.core.spec import ScaleTargetSpec
 from arklow_pulumi.core.topology import GroupRef, ScaleTarget
 from arklow_pulumi.core.validating import target_problems, target_reference_problems
 from arklow_pulumi.providers.diffing import canonical, diff_inputs
@@ -45,6 +43,7 @@ from arklow_pulumi.providers.storing import (
     service,
     with_store,
 )
+from arklow_pulumi.reading.spec import ScaleTargetSpec, target_from_spec
 from arklow_pulumi.store.identity import new_create_id
 from arklow_pulumi.supply.contract import Supply
 from arklow_pulumi.supply.selecting import EndpointConfig, supply_for

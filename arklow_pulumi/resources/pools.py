@@ -9,7 +9,7 @@ from typing import Any
 import pulumi
 import pulumi.dynamic
 
-from arklow_pulumi.core.spec import DEFAULT_HEADROOM
+from arklow_pulumi.core.limits import DEFAULT_HEADROOM
 from arklow_pulumi.providers.pools import PoolProvider
 from arklow_pulumi.resources import registry
 from arklow_pulumi.resources.options import options, owner_inputs, store_input

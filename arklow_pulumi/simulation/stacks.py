@@ -17,11 +17,11 @@ from collections.abc import Collection, Mapping
 from dataclasses import replace
 from pathlib import Path
 
-from arklow_pulumi.core.building import build_topology
 from arklow_pulumi.core.errors import InvalidInput
-from arklow_pulumi.core.parsing import parse_topology
 from arklow_pulumi.core.topology import Pool, ScaleTarget, Topology
-from arklow_pulumi.loading import read_yaml
+from arklow_pulumi.reading.files import read_document
+from arklow_pulumi.reading.parsing import parse_topology
+from arklow_pulumi.reading.spec import build_topology
 from arklow_pulumi.simulation.tracing import Trace
 from arklow_pulumi.store_location import resolve_store_url
 
@@ -40,7 +40,7 @@ def stack_config_path(project_dir: Path, stack: str) -> Path:
     config_dir = project_dir
     project_file = project_dir / "Pulumi.yaml"
     if project_file.is_file():
-        project = read_yaml(project_file, "project")
+        project = read_document(project_file, "project")
         if isinstance(project, Mapping) and isinstance(project.get("stackConfigDir"), str):
             config_dir = project_dir / project["stackConfigDir"]
     path = config_dir / f"Pulumi.{short}.yaml"
@@ -51,7 +51,7 @@ def stack_config_path(project_dir: Path, stack: str) -> Path:
 
 def stack_config(project_dir: Path, stack: str) -> Mapping[str, object]:
     path = stack_config_path(project_dir, stack)
-    document = read_yaml(path, "stack config")
+    document = read_document(path, "stack config")
     config = document.get("config") if isinstance(document, Mapping) else None
     if config is None:
         return {}

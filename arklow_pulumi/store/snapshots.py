@@ -28,7 +28,6 @@ from sqlalchemy import (
     update,
 )
 
-from arklow_pulumi.core.building import policy_from_document
 from arklow_pulumi.core.topology import (
     Destination,
     GroupRef,
@@ -38,6 +37,7 @@ from arklow_pulumi.core.topology import (
     frozen_map,
     standalone_pool_name,
 )
+from arklow_pulumi.reading.spec import policy_from_document
 from arklow_pulumi.store.identity import Claim, Identity
 from arklow_pulumi.store.tables import DestinationRow, MembershipRow, PoolRow, ScaleTargetRow
 from arklow_pulumi.topology_documents import (

@@ -18,7 +18,7 @@ from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 from typing import Any, TypeVar
 
-from arklow_pulumi.core.spec import TARGET_KINDS
+from arklow_pulumi.core.limits import TARGET_KINDS
 from arklow_pulumi.core.topology import GroupRef
 from arklow_pulumi.supply.contract import Supply
 from arklow_pulumi.supply.errors import PermanentSupplyError, SupplyError

@@ -127,8 +127,8 @@ class RecordingProxy:
 
 
 def fill_store(path: Path, group: str = "gpu-workers") -> str:
-    from arklow_pulumi.core.building import build_topology
-    from arklow_pulumi.core.parsing import parse_topology
+    from arklow_pulumi.reading.parsing import parse_topology
+    from arklow_pulumi.reading.spec import build_topology
     from arklow_pulumi.store.engine import close_stores, open_store, writing
     from arklow_pulumi.store.snapshots import load_all, write_changes
 

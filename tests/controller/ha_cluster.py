@@ -31,9 +31,9 @@ from typing import Any, TypeVar
 import pytest
 from sqlalchemy import make_url
 
-from arklow_pulumi.core.building import build_topology
-from arklow_pulumi.core.parsing import parse_topology
 from arklow_pulumi.devservers.compute import ComputeServer
+from arklow_pulumi.reading.parsing import parse_topology
+from arklow_pulumi.reading.spec import build_topology
 from arklow_pulumi.store.engine import close_stores, open_store
 from arklow_pulumi.supply.fencing import NAMESPACE
 from tests.controller.conftest import put_topology

@@ -10,9 +10,9 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from arklow_pulumi.core.allocating import allocate
-from arklow_pulumi.core.building import build_topology
 from arklow_pulumi.core.deciding import Observed, Recommendation, TargetId, decide
-from arklow_pulumi.core.parsing import parse_topology
+from arklow_pulumi.reading.parsing import parse_topology
+from arklow_pulumi.reading.spec import build_topology
 from tests.core.test_allocation_properties import Case, cases
 
 

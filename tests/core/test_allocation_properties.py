@@ -10,8 +10,8 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from arklow_pulumi.core.allocating import Allocation, allocate
-from arklow_pulumi.core.building import build_topology
-from arklow_pulumi.core.parsing import parse_topology
+from arklow_pulumi.reading.parsing import parse_topology
+from arklow_pulumi.reading.spec import build_topology
 from tests.reference_allocation import Problem, exact_allocate, lp_allocate
 
 TOL = 1e-9

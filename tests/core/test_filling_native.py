@@ -34,9 +34,9 @@ from arklow_pulumi.core.allocating import (
     allocate,
     compile_topology,
 )
-from arklow_pulumi.core.building import build_topology
+from arklow_pulumi.reading.spec import build_topology
 from arklow_pulumi.core.filling import Filling, _fill, pack, progressive_fill
-from arklow_pulumi.core.parsing import parse_topology
+from arklow_pulumi.reading.parsing import parse_topology
 from arklow_pulumi.core.topology import Destination, Lane, Pool, Topology, frozen_map
 
 FORCED_PURE = os.environ.get("ARKLOW_PURE_PYTHON") == "1"

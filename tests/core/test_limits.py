@@ -12,12 +12,12 @@ from typing import Any
 import pytest
 
 from arklow_pulumi.core.allocating import allocate
-from arklow_pulumi.core.building import build_topology
 from arklow_pulumi.core.errors import InvalidInput
-from arklow_pulumi.core.parsing import parse_demand, parse_topology
+from arklow_pulumi.core.limits import MAX_COUNT, MAX_NAME_LENGTH, MAX_UNITS
 from arklow_pulumi.core.rules import add_destination, add_pool
-from arklow_pulumi.core.spec import MAX_COUNT, MAX_NAME_LENGTH, MAX_UNITS
 from arklow_pulumi.core.topology import Destination, GroupRef, Lane, Pool, ScaleTarget, Topology
+from arklow_pulumi.reading.parsing import parse_demand, parse_topology
+from arklow_pulumi.reading.spec import build_topology
 
 
 def doc(

@@ -337,8 +337,7 @@ def test_pool_delete_guard_and_last_member(make_stack: MakeStack) -> None:
 
 
 def _attach_foreign_target(stack: Stack, pool: str, group: str) -> None:
-    from arklow_pulumi.core.building import target_from_spec
-    from arklow_pulumi.core.spec import ScaleTargetSpec
+    from arklow_pulumi.reading.spec import ScaleTargetSpec, target_from_spec
     from arklow_pulumi.store import service
 
     spec = ScaleTargetSpec.model_validate(

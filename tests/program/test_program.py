@@ -9,8 +9,8 @@ import pulumi
 import pytest
 import yaml
 
-from arklow_pulumi.core.parsing import parse_topology
 from arklow_pulumi.program import declare_topology, main
+from arklow_pulumi.reading.parsing import parse_topology
 from tests.program.mocks import mocked
 
 ROOT = Path(__file__).resolve().parents[2]

@@ -8,13 +8,13 @@ from typing import Any
 import pytest
 from pulumi.runtime.rpc import UNKNOWN
 
-from arklow_pulumi.core.building import build_topology
 from arklow_pulumi.core.errors import InvalidInput
-from arklow_pulumi.core.parsing import parse_topology
 from arklow_pulumi.providers.destinations import DestinationProvider
 from arklow_pulumi.providers.memberships import PoolMembershipProvider
 from arklow_pulumi.providers.pools import PoolProvider
 from arklow_pulumi.providers.scale_targets import ScaleTargetProvider
+from arklow_pulumi.reading.parsing import parse_topology
+from arklow_pulumi.reading.spec import build_topology
 
 
 def validate_messages(topology: dict[str, Any]) -> set[str]:

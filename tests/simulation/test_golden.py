@@ -24,7 +24,7 @@ from typing import Any
 import pytest
 import yaml
 
-from arklow_pulumi.loading import load_topology
+from arklow_pulumi.reading.files import load_topology
 from arklow_pulumi.simulation.simulate import simulate
 from arklow_pulumi.simulation.simulating import RunResult
 from arklow_pulumi.simulation.tracing import read_trace

@@ -25,7 +25,7 @@ import yaml
 from arklow_pulumi.cli.simulate import simulate_document
 from arklow_pulumi.cli.whatif import whatif_document
 from arklow_pulumi.core.topology import Topology
-from arklow_pulumi.loading import load_topology
+from arklow_pulumi.reading.files import load_topology
 from arklow_pulumi.simulation import simulating
 from arklow_pulumi.simulation.policies import BUILDERS, FAIR, POLICIES, rule_of
 from arklow_pulumi.simulation.sharding import assign, shard

@@ -17,8 +17,8 @@ from typing import Any
 
 import yaml
 
-from arklow_pulumi.core.building import build_topology
-from arklow_pulumi.core.parsing import parse_topology
+from arklow_pulumi.reading.parsing import parse_topology
+from arklow_pulumi.reading.spec import build_topology
 from arklow_pulumi.store.engine import Store, open_store
 from arklow_pulumi.store.runtime import TickRecord, acquire_lease, write_tick
 from arklow_pulumi.store.service import attach_target, create_destination, create_pool, join

@@ -1,4 +1,5 @@
-"""The document reader: the fast YAML route gives exactly what PyYAML's safe loader gives."""
+"""The text reader: YAML gives exactly what PyYAML's safe loader gives, with a key given twice
+refused; JSON is read as JSON."""
 
 from __future__ import annotations
 
@@ -8,7 +9,7 @@ from pathlib import Path
 import pytest
 import yaml
 
-from arklow_pulumi.documents import MalformedDocument, parse_document
+from arklow_pulumi.reading.text import MalformedDocument, parse_document
 
 ROOT = Path(__file__).resolve().parents[1]
 
@@ -49,6 +50,9 @@ def test_project_documents_read_the_same(path: str) -> None:
         ("a: !!python/object:os.system x\n", "could not determine a constructor"),
         ("a: 1\n---\nb: 2\n", "expected a single document"),
         ("a: *nope\n", "undefined alias"),
+        ("a: !!float ''\n", "tagged value"),
+        ("a: !!timestamp ''\n", "tagged value"),
+        ("{[1]: 2}\n", "unhashable"),
     ],
 )
 def test_refused_yaml(text: str, needle: str) -> None:
@@ -60,6 +64,10 @@ def test_json_is_read_as_json() -> None:
     assert parse_document('{"a": [1e3, 2]}') == {"a": [1000.0, 2]}
     with pytest.raises(MalformedDocument, match="duplicate key 'a'"):
         parse_document('{"a": 1, "a": 2}')
+
+
+def test_merged_keys_may_be_overridden() -> None:
+    assert parse_document("b: &b {x: 1}\nc:\n  <<: *b\n  x: 2\n") == {"b": {"x": 1}, "c": {"x": 2}}
 
 
 def test_collector_state_is_restored() -> None:

@@ -13,7 +13,7 @@ from typing import Any, TypeVar
 from pydantic import BaseModel, ValidationError
 
 from arklow_pulumi.core.errors import InvalidInput, Problem
-from arklow_pulumi.core.spec import DemandSpec, TopologySpec
+from arklow_pulumi.reading.spec import DemandSpec, TopologySpec
 
 _LABELS = {
     "destinations": "destination",

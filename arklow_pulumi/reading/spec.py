@@ -1,0 +1,256 @@
+"""The one schema of a topology, as written by people, and how each part becomes a core value.
+
+The same models are read from an ``arklow allocate`` topology file, from the ``arklow:topology``
+stack config and from the arguments of the Pulumi resources. They check each field on its own:
+its type here (numbers are strict: ``"5"`` and ``true`` are not numbers), its range and the name
+rule with the functions of :mod:`arklow_pulumi.core.limits` (the one home of those rules, which
+documents them). Rules that span objects (unknown members, a second pool for one resource, ...)
+are checked by :func:`~arklow_pulumi.core.building.assemble_topology` when the topology is built.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Mapping
+from typing import Annotated, Any
+
+from pydantic import AfterValidator, BaseModel, ConfigDict, Field, model_validator
+
+from arklow_pulumi.core.building import assemble_topology, owner_of
+from arklow_pulumi.core.limits import (
+    DEFAULT_HEADROOM,
+    TargetKind,
+    capacity_problem,
+    count_problem,
+    factor_problem,
+    fraction_problem,
+    headroom_problem,
+    name_problem,
+    percent_problem,
+    step_problem,
+    units_per_replica_problem,
+    units_problem,
+)
+from arklow_pulumi.core.policy import DEFAULT_POLICY, ScalePolicy
+from arklow_pulumi.core.topology import (
+    EMPTY,
+    Destination,
+    GroupRef,
+    Lane,
+    Pool,
+    ScaleTarget,
+    Topology,
+    frozen_map,
+)
+
+__all__ = [
+    "DemandSpec",
+    "DestinationSpec",
+    "LaneSpec",
+    "Name",
+    "PoolSpec",
+    "ScalePolicySpec",
+    "ScaleTargetSpec",
+    "TargetKind",
+    "TopologySpec",
+    "build_topology",
+    "destination_from_spec",
+    "policy_from_document",
+    "policy_from_spec",
+    "pool_from_spec",
+    "target_from_spec",
+]
+
+
+def _rule(problem: Callable[[Any], str | None]) -> AfterValidator:
+    """A field rule of :mod:`arklow_pulumi.core.limits` as a pydantic validator."""
+
+    def check(value: Any) -> Any:
+        message = problem(value)
+        if message is not None:
+            raise ValueError(message)
+        return value
+
+    return AfterValidator(check)
+
+
+Name = Annotated[str, Field(strict=True), _rule(name_problem)]
+NonNegative = Annotated[float, Field(strict=True), _rule(units_problem)]
+Capacity = Annotated[float, Field(strict=True), _rule(capacity_problem)]
+Factor = Annotated[float, Field(strict=True), _rule(factor_problem)]
+UnitsPerReplica = Annotated[float, Field(strict=True), _rule(units_per_replica_problem)]
+Headroom = Annotated[float, Field(strict=True), _rule(headroom_problem)]
+Count = Annotated[int, Field(strict=True), _rule(count_problem)]
+Step = Annotated[int, Field(strict=True), _rule(step_problem)]
+Percent = Annotated[float, Field(strict=True), _rule(percent_problem)]
+Fraction = Annotated[float, Field(strict=True), _rule(fraction_problem)]
+
+
+class _Spec(BaseModel):
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+    @model_validator(mode="before")
+    @classmethod
+    def _null_means_default(cls, data: Any) -> Any:
+        """``members:`` left empty in YAML is null: treat it as the field's default."""
+        if not isinstance(data, dict) or None not in data.values():
+            return data
+        fields = cls.model_fields
+        return {
+            k: v
+            for k, v in data.items()
+            if not (v is None and k in fields and not fields[k].is_required())
+        }
+
+
+class LaneSpec(_Spec):
+    """One stream of work into a destination."""
+
+    name: Name
+    limit: NonNegative
+    weight: Factor = 1.0
+    cost: dict[Name, Factor] | None = None
+
+
+class DestinationSpec(_Spec):
+    """Where work goes, the resources its work draws from, and its lanes."""
+
+    name: Name
+    resources: list[Name] = Field(default_factory=list)
+    lanes: list[LaneSpec] = Field(default_factory=list)
+    standalone_capacity: dict[Name, Capacity] = Field(default_factory=dict)
+
+
+class ScaleTargetSpec(_Spec):
+    """Binds a pool to a group whose replica count changes the pool's real supply.
+
+    ``group`` is the cloud group's name (defaults to ``name``). AWS groups need ``region``;
+    GCP groups need ``project`` and exactly one of ``zone`` or ``region``. Those references are
+    only required where the group is reached (Pulumi, the controller), not to compute an allocation.
+    ``replicas`` is the group's current in-service count (defaults to ``min_replicas``).
+    """
+
+    kind: TargetKind
+    name: Name
+    group: Name | None = None
+    region: Name | None = None
+    zone: Name | None = None
+    project: Name | None = None
+    min_replicas: Count
+    max_replicas: Count
+    units_per_replica: UnitsPerReplica
+    replicas: Count | None = None
+    override_policies: bool = False
+
+
+class ScalePolicySpec(_Spec):
+    """How the controller moves a pool's targets (DESIGN.md "Scale policy"); a field left out
+    keeps its default. Each step limit is the larger of the count and the percentage of the
+    current count; a step of at least 1 keeps every target able to move."""
+
+    max_step_up: Step = DEFAULT_POLICY.max_step_up
+    max_step_up_percent: NonNegative = DEFAULT_POLICY.max_step_up_percent
+    scale_down_window_s: NonNegative = DEFAULT_POLICY.scale_down_window_s
+    max_step_down: Step = DEFAULT_POLICY.max_step_down
+    max_step_down_percent: Percent = DEFAULT_POLICY.max_step_down_percent
+    tolerance: Fraction = DEFAULT_POLICY.tolerance
+
+
+class PoolSpec(_Spec):
+    """One supply of one resource, shared by its member destinations."""
+
+    name: Name
+    resource: Name
+    capacity: Capacity = 0.0
+    headroom: Headroom = DEFAULT_HEADROOM
+    members: list[Name] = Field(default_factory=list)
+    scale_targets: list[ScaleTargetSpec] = Field(default_factory=list)
+    scale_policy: ScalePolicySpec | None = None
+
+
+class TopologySpec(_Spec):
+    """A whole topology: destinations and the pools declared between them."""
+
+    destinations: list[DestinationSpec] = Field(default_factory=list)
+    pools: list[PoolSpec] = Field(default_factory=list)
+
+
+class DemandSpec(_Spec):
+    """One demand report: in-flight plus queued units per lane, keyed ``<destination>/<lane>``."""
+
+    lanes: dict[str, NonNegative] = Field(default_factory=dict)
+
+
+# -- specs to core values ---------------------------------------------------------------------
+
+
+def destination_from_spec(spec: DestinationSpec) -> Destination:
+    name = spec.name
+    lanes = tuple(
+        [  # positional arguments: a topology can have 100,000 lanes
+            Lane(
+                name,
+                lane.name,
+                lane.limit,
+                lane.weight,
+                frozen_map(lane.cost) if lane.cost else EMPTY,
+            )
+            for lane in spec.lanes
+        ]
+    )
+    return Destination(
+        name=spec.name,
+        resources=tuple(spec.resources),
+        lanes=lanes,
+        standalone_capacity=frozen_map(spec.standalone_capacity),
+    )
+
+
+def target_from_spec(spec: ScaleTargetSpec) -> ScaleTarget:
+    group = GroupRef(
+        kind=spec.kind,
+        name=spec.group or spec.name,
+        region=spec.region,
+        zone=spec.zone,
+        project=spec.project,
+    )
+    return ScaleTarget(
+        name=spec.name,
+        group=group,
+        min_replicas=spec.min_replicas,
+        max_replicas=spec.max_replicas,
+        units_per_replica=spec.units_per_replica,
+        replicas=spec.min_replicas if spec.replicas is None else spec.replicas,
+        override_policies=spec.override_policies,
+    )
+
+
+def policy_from_spec(spec: ScalePolicySpec | None) -> ScalePolicy:
+    return DEFAULT_POLICY if spec is None else ScalePolicy(**spec.model_dump())
+
+
+def policy_from_document(doc: Mapping[str, Any] | None) -> ScalePolicy:
+    """A stored or given ``scale_policy`` document, validated as the schema does."""
+    if doc is None:
+        return DEFAULT_POLICY
+    return policy_from_spec(ScalePolicySpec.model_validate(dict(doc)))
+
+
+def pool_from_spec(spec: PoolSpec, owner: str | None = None) -> Pool:
+    return Pool(
+        name=spec.name,
+        resource=spec.resource,
+        capacity=spec.capacity,
+        headroom=spec.headroom,
+        scale_targets=tuple(target_from_spec(t) for t in spec.scale_targets),
+        owner=owner,
+        scale_policy=policy_from_spec(spec.scale_policy),
+    )
+
+
+def build_topology(spec: TopologySpec) -> Topology:
+    """Check every cross-object rule and build the topology, or raise :class:`InvalidInput`."""
+    destinations = [destination_from_spec(d) for d in spec.destinations]
+    declared = [
+        (pool_from_spec(p, owner_of(p.name, p.resource, p.members)), p.members) for p in spec.pools
+    ]
+    return assemble_topology(destinations, declared)
