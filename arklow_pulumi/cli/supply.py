@@ -1,9 +1,11 @@
 """``arklow supply describe|set``: look at one cloud group, or set its size within bounds.
 
-``set`` plans first (:func:`~arklow_pulumi.supply.planning.plan_change`): a count out of the
-group's or the given bounds, or an ASG with policies of its own, fails with one line on stderr and
-no write call. ``--dry-run`` prints the plan and stops there. ``--min-replicas`` and
-``--max-replicas`` may be given alone: the side not given is unbounded (nothing stands in for it).
+``set`` goes through the one act path the controller uses
+(:func:`~arklow_pulumi.supply.reconciling.reconcile_pass`, for one group): the group is described
+with its policies, the pure planner refuses a count out of the group's or the given bounds, or an
+ASG with policies of its own, with one line on stderr and no write call, and otherwise the plan is
+applied. ``--dry-run`` prints the plan and stops there. ``--min-replicas`` and ``--max-replicas``
+may be given alone: the side not given is unbounded (nothing stands in for it).
 
 A MIG's project is ``--project``, else ``GOOGLE_CLOUD_PROJECT``, else ``CLOUDSDK_CORE_PROJECT``.
 
@@ -32,8 +34,9 @@ from arklow_pulumi.core.topology import GroupRef
 from arklow_pulumi.supply.contract import Supply, describe_one
 from arklow_pulumi.supply.errors import SupplyError
 from arklow_pulumi.supply.groups import ReplicaLimits
-from arklow_pulumi.supply.planning import plan_change
+from arklow_pulumi.supply.reconciling import reconcile_pass
 from arklow_pulumi.supply.retrying import RetryPolicy
+from arklow_pulumi.supply.routing import SupplyRouter
 from arklow_pulumi.supply.selecting import EndpointConfig
 
 DEFAULT_TIMEOUT = 20.0
@@ -167,18 +170,24 @@ def set_size(
     """Set a group's size, refusing counts outside its bounds and the given ones."""
     config = _config(endpoint)
     ref = _ref(kind, name, region, zone, project, config)
-    limits = _limits(name, min_replicas, max_replicas)
+    limits = _limits(name, min_replicas, max_replicas, override_policies)
     binding = _binding(kind, config, timeout)
+    router = SupplyRouter({kind: binding}, max_workers=1)
     with deadline(timeout, ref) as progress:
-        state = describe_one(binding, ref)
-        plan = plan_change(state, replicas, limits, override_policies)
-        if dry_run:
-            _echo({**plan.as_json(), "dry_run": True})
-            return
-        progress.consequence = "the change may have been made: see `arklow supply describe`"
-        result = binding.set_desired(
-            ref, replicas, limits=limits, override_policies=override_policies, current=state
+        report = reconcile_pass(
+            router,
+            {ref: replicas},
+            targets={ref: limits},
+            detail=True,
+            dry_run=dry_run,
+            guard=progress.sending,
         )
+        if dry_run:
+            if ref in report.failed:
+                raise report.failed[ref]
+            _echo({**report.plans[ref].as_json(), "dry_run": True})
+            return
+        result = report.result(ref)
         after = describe_one(binding, ref).as_json()
     after.update(
         method=result.method,
@@ -191,14 +200,12 @@ def set_size(
     _echo(after)
 
 
-def _limits(name: str, low: int | None, high: int | None) -> ReplicaLimits | None:
-    if low is None and high is None:
-        return None
+def _limits(name: str, low: int | None, high: int | None, override: bool) -> ReplicaLimits:
     if low is not None and high is not None and low > high:
         raise InvalidInput.one(
             f"group '{name}'", "min_replicas", "--min-replicas is above --max-replicas"
         )
-    return ReplicaLimits(low, high)
+    return ReplicaLimits(low, high, override)
 
 
 def _binding(kind: str, config: EndpointConfig, timeout: float) -> Supply:
@@ -241,6 +248,12 @@ class Progress:
     """What a command cut short by its deadline has done (the block updates it)."""
 
     consequence: str = "nothing was changed"
+
+    @contextmanager
+    def sending(self) -> Iterator[None]:
+        """Entered right before the write call: from then on the change may have been made."""
+        self.consequence = "the change may have been made: see `arklow supply describe`"
+        yield
 
 
 def within(timeout: float, ref: GroupRef, call: Callable[[], T]) -> T:

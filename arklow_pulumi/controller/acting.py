@@ -1,16 +1,20 @@
 """The act step of a tick: bring each group whose decided count differs from what it was asked
-to run to that count, in parallel across groups; or, in dry-run, only say what would be done.
+to run to that count, through the one act path; or, in dry-run, only say what would be done.
 
-A change is planned against the group as the observe step described it
-(:func:`~arklow_pulumi.supply.planning.plan_change`, the one place bounds and policy conflicts are
-enforced), so a group that already runs the decided count costs no call at all, and a refused
-count is reported without any write. One group's failure never stops the others.
+The targets to act on are picked against the group as the observe step described it
+(:func:`changes_to_make`), so a group that already runs the decided count costs no call at all.
+They then go through :func:`~arklow_pulumi.supply.reconciling.reconcile_pass` with that
+describe: the groups whose policies the tick's cheap describe skipped are described again in
+full, the pure planner (:func:`~arklow_pulumi.supply.planning.plan_change`, the one place
+bounds and policy conflicts are enforced) refuses a count without any write, and the writes run
+in parallel, each one fenced (:class:`Fence`). One group's failure never stops the others.
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable, Mapping, Sequence
-from concurrent.futures import Executor, ThreadPoolExecutor
+from collections.abc import Callable, Iterator, Mapping, Sequence
+from concurrent.futures import Executor
+from contextlib import AbstractContextManager, contextmanager
 from dataclasses import dataclass, replace
 from typing import Literal
 
@@ -19,9 +23,10 @@ from arklow_pulumi.core.deciding import TargetDecision, TargetId
 from arklow_pulumi.core.topology import ScaleTarget
 from arklow_pulumi.supply import fencing
 from arklow_pulumi.supply.errors import SupplyError
-from arklow_pulumi.supply.groups import GroupState, Plan, ReplicaLimits, SetResult
+from arklow_pulumi.supply.groups import GroupState, Plan, SetResult
 from arklow_pulumi.supply.planning import needs_change, plan_change
-from arklow_pulumi.supply.routing import SupplyRouter
+from arklow_pulumi.supply.reconciling import detailed, reconcile_pass
+from arklow_pulumi.supply.routing import Described, SupplyRouter
 
 MAX_PARALLEL = 8
 
@@ -60,22 +65,20 @@ def changes_to_make(
 
 def with_detail(supply: SupplyRouter, changes: Sequence[Change]) -> tuple[Change, ...]:
     """The changes with their groups described in full (an ASG's scaling policies and scheduled
-    actions, which the tick's cheap describe skips), so a printed plan shows every refusal. Reads
-    only; a group that cannot be described again keeps its first description."""
+    actions, which the tick's cheap describe skips) by the act path's own detail step, so a
+    printed plan shows every refusal. Reads only; a group that cannot be described again keeps
+    its first description (and a write planned against it is refused)."""
     if not changes:
         return ()
-    described = supply.describe_partial([c.state.ref for c in changes], detail=True)
-    return tuple(replace(c, state=described.found.get(c.state.ref, c.state)) for c in changes)
+    states, _failed, _calls = detailed(
+        supply, {c.state.ref: c.state for c in changes}, [c.state.ref for c in changes]
+    )
+    return tuple(replace(c, state=states.get(c.state.ref, c.state)) for c in changes)
 
 
 def plan_of(change: Change) -> Plan | SupplyError:
     try:
-        return plan_change(
-            change.state,
-            change.desired,
-            ReplicaLimits.of(change.spec),
-            change.spec.override_policies,
-        )
+        return plan_change(change.state, change.desired, change.spec)
     except SupplyError as exc:
         return exc
 
@@ -104,6 +107,14 @@ class Fence:
     epoch: int
     tick: int
 
+    @contextmanager
+    def around_resize(self) -> Iterator[None]:
+        self.check()
+        faults.hit("resize")
+        with fencing.acting_under(self.epoch, self.tick):
+            yield
+        faults.hit("resized")
+
 
 def apply_changes(
     supply: SupplyRouter,
@@ -111,39 +122,24 @@ def apply_changes(
     fence: Fence | None = None,
     executor: Executor | None = None,
 ) -> ActReport:
-    """Make ``changes`` in parallel (at most :data:`MAX_PARALLEL` at once): on ``executor`` (a
-    long-lived pool: no threads started per tick), or on a pool made for the call."""
+    """Make ``changes`` through the act path, in parallel (at most :data:`MAX_PARALLEL` at
+    once): on ``executor`` (a long-lived pool: no threads started per tick), or on a pool made
+    for the call. Each write is fenced by ``fence``."""
     if not changes:
         return ActReport()
-    if executor is not None:
-        results = list(executor.map(lambda c: _apply(supply, c, fence), changes))
-    else:
-        with ThreadPoolExecutor(max_workers=min(MAX_PARALLEL, len(changes))) as pool:
-            results = list(pool.map(lambda c: _apply(supply, c, fence), changes))
-    done = [(c, r) for c, r in zip(changes, results, strict=True) if isinstance(r, SetResult)]
-    failed = [(c, r) for c, r in zip(changes, results, strict=True) if isinstance(r, SupplyError)]
+    by_ref = {c.state.ref: c for c in changes}
+    guard: Callable[[], AbstractContextManager[object]] | None = (
+        None if fence is None else fence.around_resize
+    )
+    report = reconcile_pass(
+        supply,
+        {ref: c.desired for ref, c in by_ref.items()},
+        targets={ref: c.spec for ref, c in by_ref.items()},
+        observed=Described({ref: c.state for ref, c in by_ref.items()}),
+        guard=guard,
+        executor=executor,
+        max_workers=MAX_PARALLEL,
+    )
+    done = [(c, report.changed[c.state.ref]) for c in changes if c.state.ref in report.changed]
+    failed = [(c, report.failed[c.state.ref]) for c in changes if c.state.ref in report.failed]
     return ActReport(done, failed)
-
-
-def _apply(supply: SupplyRouter, change: Change, fence: Fence | None) -> SetResult | SupplyError:
-    if fence is None:
-        return _set(supply, change)
-    fence.check()
-    faults.hit("resize")
-    with fencing.acting_under(fence.epoch, fence.tick):
-        result = _set(supply, change)
-    faults.hit("resized")
-    return result
-
-
-def _set(supply: SupplyRouter, change: Change) -> SetResult | SupplyError:
-    try:
-        return supply.set_desired(
-            change.state.ref,
-            change.desired,
-            limits=ReplicaLimits.of(change.spec),
-            override_policies=change.spec.override_policies,
-            current=change.state,
-        )
-    except SupplyError as exc:
-        return exc

@@ -213,14 +213,12 @@ def decide(
         if len(found) != 1:
             _decide_pool(plan, result, found, history, now, targets)
             continue
-        # A pool's only target: _decide_pool's steps for one target, with clamp, max and
+        # A pool's only target: _decide_pool's steps for one target, with max and
         # within_tolerance spelt out (the same choices: max(a, x) keeps a unless x > a).
         tid, _replicas, lo, hi, upr = plan.targets[0]
         o = found[0]
         current = o.in_service + o.pending
-        rec = result.desired_replicas[0]
-        rec = rec if rec < hi else hi
-        rec = rec if rec > lo else lo
+        rec = clamp(result.desired_replicas[0], lo, hi)
         if plan.settle:
             desired = lo
         else:
@@ -230,8 +228,7 @@ def decide(
             supplied = current * upr
             floor = supplied if supplied > 1.0 else 1.0
             if abs(needed - supplied) <= policy.tolerance * supplied + 1e-9 * floor:
-                desired = current if current < hi else hi
-                desired = desired if desired > lo else lo
+                desired = clamp(current, lo, hi)
             else:
                 window: Iterable[int] = ()
                 if rec < current:  # the window is read only to scale down

@@ -63,7 +63,9 @@ def policy_document(policy: ScalePolicy) -> dict[str, float] | None:
 
 
 def clamp(value: int, low: int, high: int) -> int:
-    """``max(low, min(high, value))``, spelt out (the same choices, without two calls)."""
+    """A replica count within a target's ``[low, high]``: ``max(low, min(high, value))``, spelt
+    out (the same choices, without two calls). The one replica clamp: every scale decision
+    (single tick, scale policy, the tick's decide) bounds its counts with it."""
     v = value if value < high else high
     return v if v > low else low
 

@@ -17,15 +17,10 @@ from __future__ import annotations
 import math
 from collections.abc import Sequence
 
+from arklow_pulumi.core.policy import clamp
 from arklow_pulumi.core.topology import ScaleTarget
 
 _EPS = 1e-9
-
-
-def clamp(value: int, low: int, high: int) -> int:
-    """``max(low, min(high, value))``, spelt out (the same choices, without two calls)."""
-    v = value if value < high else high
-    return v if v > low else low
 
 
 def replicas_for(units: float, units_per_replica: float) -> int:
@@ -82,7 +77,7 @@ def desired_for_pools(
     """``desired_replicas(demand, headroom, targets, static_capacity)`` of each pool (a tick
     decides 1,000 pools and more): the same floating-point operations in the same order, so the
     counts are the same, with a pool's only target worked out here, :func:`target_units` and
-    :func:`_one_target` step for step, without their calls (``max(1.0, x)`` spelt
+    :func:`_one_target` step for step, without most of their calls (``max(1.0, x)`` spelt
     ``x if x > 1.0 else 1.0``: the same choice, NaN included)."""
     out: list[tuple[int, ...]] = []
     add = out.append
@@ -106,8 +101,7 @@ def desired_for_pools(
         count = floor(x + _EPS * (size if size > 1.0 else 1.0))
         if count < 0:  # max(0, count)
             count = 0
-        count = count if count < hi else hi  # clamp(count, lo, hi)
-        count = count if count > lo else lo
+        count = clamp(count, lo, hi)
         tolerance = _EPS * (units if units > 1.0 else 1.0)
         while count < hi and units - count * upr > tolerance:
             count += 1

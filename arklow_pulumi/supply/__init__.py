@@ -1,8 +1,10 @@
 """Supply bindings: the groups whose replica counts change a pool's real capacity.
 
-One :class:`Supply` protocol (describe many groups, set one group's size, apply a plan) with
-three bindings: ``aws.AwsAsgSupply`` (boto3), ``gcp.GcpMigSupply`` (google-cloud-compute) and
+One :class:`Supply` protocol (describe many groups, apply a plan) with three bindings:
+``aws.AwsAsgSupply`` (boto3), ``gcp.GcpMigSupply`` (google-cloud-compute) and
 :class:`InMemorySupply`; a :class:`SupplyRouter` sends each group to the binding of its kind.
+Every write goes through one path, :func:`reconcile_pass`: observe, plan (pure:
+:func:`plan_pass`, :func:`plan_change`), apply.
 Importing this package imports no cloud SDK: the bindings import theirs on first use. The pure
 core never imports this package.
 """

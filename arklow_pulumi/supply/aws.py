@@ -3,8 +3,8 @@
 Describe goes in batches of 100 names per DescribeAutoScalingGroups call (paginated), one batch
 list per region. Policies and scheduled actions come from DescribePolicies /
 DescribeScheduledActions: per group when few groups are asked for, region-wide (paginated) when
-many, and not at all with ``detail=False`` (a reconcile pass looks them up only for the groups it
-is about to change). botocore retries are pinned to standard mode; ScalingActivityInProgress
+many, and not at all with ``detail=False`` (the act path looks them up only for the groups it is
+about to change). botocore retries are pinned to standard mode; ScalingActivityInProgress
 (which botocore does not retry) and anything else temporary is retried here with jittered
 backoff within a deadline. The client is created on first use and never pickled.
 """
@@ -20,15 +20,13 @@ from typing import Any
 from arklow_pulumi.core.topology import GroupRef
 from arklow_pulumi.supply import fencing
 from arklow_pulumi.supply.clients import ClientCache
-from arklow_pulumi.supply.contract import describe_one
 from arklow_pulumi.supply.errors import (
     GroupNotFound,
     PermanentSupplyError,
     SupplyError,
     TemporarySupplyError,
 )
-from arklow_pulumi.supply.groups import GroupState, Plan, ReplicaLimits, SetResult
-from arklow_pulumi.supply.planning import plan_change
+from arklow_pulumi.supply.groups import GroupState, Plan, SetResult
 from arklow_pulumi.supply.retrying import Retrier, RetryPolicy
 
 BATCH = 100
@@ -139,27 +137,7 @@ class AwsAsgSupply:
             if not token:
                 return
 
-    # -- setting -----------------------------------------------------------------------------
-
-    def set_desired(
-        self,
-        ref: GroupRef,
-        replicas: int,
-        *,
-        limits: ReplicaLimits | None = None,
-        override_policies: bool = False,
-        current: GroupState | None = None,
-    ) -> SetResult:
-        if current is None:
-            current = describe_one(self, ref)
-        elif current.policies is None:  # from a cheap describe: look up only what it skipped
-            policies, scheduled = self._detail(ref.region or self.region, [ref.name])
-            current = replace(
-                current,
-                policies=tuple(policies.get(ref.name, ())),
-                scheduled_actions=tuple(scheduled.get(ref.name, ())),
-            )
-        return self.apply(plan_change(current, replicas, limits, override_policies), current)
+    # -- applying ----------------------------------------------------------------------------
 
     def apply(self, plan: Plan, current: GroupState) -> SetResult:
         """Carries out a plan made against ``current``: one write, or none when unchanged."""

@@ -30,7 +30,6 @@ from typing import Any
 from arklow_pulumi.core.topology import GroupRef
 from arklow_pulumi.supply import fencing
 from arklow_pulumi.supply.clients import ClientCache
-from arklow_pulumi.supply.contract import describe_one
 from arklow_pulumi.supply.errors import (
     GroupNotFound,
     PermanentSupplyError,
@@ -38,8 +37,7 @@ from arklow_pulumi.supply.errors import (
     TemporarySupplyError,
 )
 from arklow_pulumi.supply.gcp_errors import is_read_timeout, map_gcp_error
-from arklow_pulumi.supply.groups import GroupState, Plan, ReplicaLimits, SetResult
-from arklow_pulumi.supply.planning import plan_change
+from arklow_pulumi.supply.groups import GroupState, Plan, SetResult
 from arklow_pulumi.supply.retrying import Retrier, RetryPolicy
 
 FEW = 3
@@ -215,20 +213,7 @@ class GcpMigSupply:
             if not token:
                 return out
 
-    # -- setting -----------------------------------------------------------------------------
-
-    def set_desired(
-        self,
-        ref: GroupRef,
-        replicas: int,
-        *,
-        limits: ReplicaLimits | None = None,
-        override_policies: bool = False,
-        current: GroupState | None = None,
-    ) -> SetResult:
-        if current is None:
-            current = describe_one(self, ref)
-        return self.apply(plan_change(current, replicas, limits, override_policies), current)
+    # -- applying ----------------------------------------------------------------------------
 
     def apply(self, plan: Plan, current: GroupState) -> SetResult:
         """Carries out a plan made against ``current``: one mutation (polled), or none."""

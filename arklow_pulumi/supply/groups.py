@@ -52,7 +52,9 @@ class GroupState:
 
 @dataclass(frozen=True, slots=True)
 class ReplicaLimits:
-    """A scale target's [min_replicas, max_replicas]; ``None`` leaves that side unbounded.
+    """What a change of one group may do: stay within [min_replicas, max_replicas] (``None``
+    leaves that side unbounded) and, with ``override_policies``, set a group that has scaling
+    policies of its own. A :class:`ScaleTarget` says the same with its fields of those names.
 
     An unbounded side is only ever skipped by the checks: no placeholder value stands in for it,
     so nothing of it can reach a cloud API.
@@ -60,10 +62,11 @@ class ReplicaLimits:
 
     min_replicas: int | None = None
     max_replicas: int | None = None
+    override_policies: bool = False
 
-    @classmethod
-    def of(cls, target: ScaleTarget) -> ReplicaLimits:
-        return cls(target.min_replicas, target.max_replicas)
+
+# What the planner reads of a target: its [min_replicas, max_replicas] and override_policies.
+Limits = ReplicaLimits | ScaleTarget
 
 
 @dataclass(frozen=True, slots=True)

@@ -1,9 +1,10 @@
-"""An in-memory supply for unit tests: the same contract, planning and refusals as the clouds.
+"""An in-memory supply for tests and benchmarks: the same contract as the clouds.
 
 Groups are seeded with :meth:`InMemorySupply.add`. ASG-kind groups act like an ASG (hard
-[min, max], policies); MIG-kind groups like a MIG (an optional autoscaler window). Calls are
-counted in ``calls`` ("describe" per describe call, "write" per write) so tests can prove a pass
-made no write.
+[min, max], policies); MIG-kind groups like a MIG (an optional autoscaler window). A cheap
+describe (``detail=False``) leaves policies and scheduled actions out, as the AWS binding does.
+Calls are counted in ``calls``: "describe" per cheap describe, "detail" per detailed one (the
+policies looked up), "write" per write, so tests can prove a pass made no write.
 """
 
 from __future__ import annotations
@@ -14,11 +15,10 @@ from collections.abc import Mapping, Sequence
 from dataclasses import replace
 from typing import Any
 
+from arklow_pulumi.core.policy import clamp
 from arklow_pulumi.core.topology import GroupRef
-from arklow_pulumi.supply.contract import describe_one
 from arklow_pulumi.supply.errors import SupplyError
-from arklow_pulumi.supply.groups import GroupState, Plan, ReplicaLimits, SetResult
-from arklow_pulumi.supply.planning import plan_change
+from arklow_pulumi.supply.groups import GroupState, Plan, SetResult
 
 
 class InMemorySupply:
@@ -51,7 +51,7 @@ class InMemorySupply:
         self, refs: Sequence[GroupRef], *, detail: bool = True
     ) -> Mapping[GroupRef, GroupState]:
         with self._lock:
-            self.calls["describe"] += 1
+            self.calls["detail" if detail else "describe"] += 1
             self._maybe_fail()
             groups = self.groups
             found = {r: g for r in refs if (g := groups.get(r)) is not None}
@@ -69,25 +69,6 @@ class InMemorySupply:
         self._cheap_views[group.ref] = (group, view)
         return view
 
-    def set_desired(
-        self,
-        ref: GroupRef,
-        replicas: int,
-        *,
-        limits: ReplicaLimits | None = None,
-        override_policies: bool = False,
-        current: GroupState | None = None,
-    ) -> SetResult:
-        if current is None:
-            state = describe_one(self, ref)
-        elif current.policies is None:  # a cheap describe: look the policies up, as AWS does
-            with self._lock:
-                self.calls["detail"] += 1
-                state = replace(current, policies=self.groups[ref].policies)
-        else:
-            state = current
-        return self.apply(plan_change(state, replicas, limits, override_policies), state)
-
     def apply(self, plan: Plan, current: GroupState) -> SetResult:
         if plan.method == "unchanged":
             return SetResult.of(plan, current)
@@ -98,7 +79,7 @@ class InMemorySupply:
             group = self.groups[ref]
             if plan.window is not None:
                 low, high = plan.window
-                size = max(low, min(high, group.desired))
+                size = clamp(group.desired, low, high)
                 after = replace(group, min=low, max=high, desired=size, in_service=size)
             else:
                 after = replace(group, desired=replicas, in_service=replicas)

@@ -1,21 +1,22 @@
 """Deciding how to apply a replica count to a group, before any call is made.
 
 Pure: takes the group as described and the wanted count, returns a :class:`Plan` or raises a
-refusal. Every binding (AWS, GCP, in-memory) and ``arklow supply set --dry-run`` go through
-:func:`plan_change`, so bounds and policy conflicts are enforced by the project in one place,
+refusal; it imports no SDK and makes no call. The one act path
+(:func:`~arklow_pulumi.supply.reconciling.reconcile_pass`: the controller's act step,
+``arklow supply set`` and the supply bench) plans every group through :func:`plan_pass`, which
+calls :func:`plan_change`, so bounds and policy conflicts are enforced by the project in one place,
 whatever the cloud API would accept (moto, for one, accepts any desired capacity).
 
 - The target's [min_replicas, max_replicas] always binds (a ``None`` side is unbounded).
 - A group's own maximum binds too: an ASG's MaxSize, an autoscaled MIG's ``maxNumReplicas``.
   An ASG's MinSize binds below; an autoscaled MIG has no floor of its own but 0, since its
   window min is what a count moves.
-- An ASG with scaling policies is a conflict unless ``override_policies``.
+- An ASG with scaling policies is a conflict unless ``override_policies``. A write is never
+  planned against a group whose policies were not looked up (a cheap describe): that is refused
+  too, so a conflict cannot pass unseen.
 - An autoscaled MIG is changed by setting its window's min to ``replicas`` and keeping its max:
   the autoscaler keeps acting above the decided floor, and the window is never widened upwards.
   It is unchanged when the window's min already equals ``replicas``.
-
-:func:`plan_pass` plans a whole reconcile pass the same way: one :class:`PassPlan` saying, per
-group, the write to make, that none is needed, or why it is refused.
 """
 
 from __future__ import annotations
@@ -23,12 +24,18 @@ from __future__ import annotations
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 
-from arklow_pulumi.core.topology import GroupRef, ScaleTarget
-from arklow_pulumi.supply.errors import GroupNotFound, OutOfBounds, PolicyConflict, SupplyError
-from arklow_pulumi.supply.groups import GroupState, Method, Plan, ReplicaLimits
+from arklow_pulumi.core.topology import GroupRef
+from arklow_pulumi.supply.errors import (
+    GroupNotFound,
+    OutOfBounds,
+    PermanentSupplyError,
+    PolicyConflict,
+    SupplyError,
+)
+from arklow_pulumi.supply.groups import GroupState, Limits, Method, Plan
 
 
-def check_bounds(state: GroupState, replicas: int, limits: ReplicaLimits | None) -> None:
+def check_bounds(state: GroupState, replicas: int, limits: Limits | None) -> None:
     """Refuses ``replicas`` outside the target's or the group's bounds; ``None`` bounds are
     skipped."""
     ref = state.ref
@@ -44,23 +51,26 @@ def check_bounds(state: GroupState, replicas: int, limits: ReplicaLimits | None)
         raise OutOfBounds(ref, replicas, low or 0, state.max, "group's")
 
 
-def plan_change(
-    state: GroupState,
-    replicas: int,
-    limits: ReplicaLimits | None = None,
-    override_policies: bool = False,
-) -> Plan:
-    """The change that would bring ``state`` to ``replicas``; raises a refusal instead."""
+def plan_change(state: GroupState, replicas: int, limits: Limits | None = None) -> Plan:
+    """The change that would bring ``state`` to ``replicas`` within ``limits``; raises a refusal
+    instead."""
     check_bounds(state, replicas, limits)
-    if state.policies and not override_policies:
+    override = limits is not None and limits.override_policies
+    if state.policies and not override:
         raise PolicyConflict(state.ref, state.policies)
     warnings = _warnings(state, replicas)
     if state.autoscaler:
-        return _window_plan(state, replicas, warnings)
-    if state.desired == replicas:
+        plan = _window_plan(state, replicas, warnings)
+    elif state.desired == replicas:
         return Plan(state.ref, state.desired, replicas, "unchanged", warnings=warnings)
-    method: Method = "set_desired_capacity" if state.ref.kind == "aws_asg" else "resize"
-    return Plan(state.ref, state.desired, replicas, method, warnings=warnings)
+    else:
+        method: Method = "set_desired_capacity" if state.ref.kind == "aws_asg" else "resize"
+        plan = Plan(state.ref, state.desired, replicas, method, warnings=warnings)
+    if plan.method != "unchanged" and state.policies is None and not override:
+        raise PermanentSupplyError(
+            "the group's scaling policies were not looked up; nothing changed", state.ref
+        )
+    return plan
 
 
 def needs_change(state: GroupState, replicas: int) -> bool:
@@ -94,42 +104,40 @@ def _warnings(state: GroupState, replicas: int) -> tuple[str, ...]:
 
 @dataclass(frozen=True, slots=True)
 class PassPlan:
-    """What one reconcile pass would do: a write per group in ``changes``, nothing for the
-    groups in ``unchanged``, and a refusal (missing group, out of bounds, policy conflict) for
-    the groups in ``refused``."""
+    """What one pass would do: a :class:`Plan` per group in ``plans`` (method ``unchanged``
+    where no write is needed), and a refusal (missing group, out of bounds, policy conflict) per
+    group in ``refused``."""
 
-    changes: Mapping[GroupRef, Plan] = field(default_factory=dict)
-    unchanged: tuple[GroupRef, ...] = ()
+    plans: Mapping[GroupRef, Plan] = field(default_factory=dict)
     refused: Mapping[GroupRef, SupplyError] = field(default_factory=dict)
+
+    @property
+    def changes(self) -> dict[GroupRef, Plan]:
+        """The plans that make a write, in decision order."""
+        return {r: p for r, p in self.plans.items() if p.method != "unchanged"}
+
+    @property
+    def unchanged(self) -> tuple[GroupRef, ...]:
+        return tuple(r for r, p in self.plans.items() if p.method == "unchanged")
 
 
 def plan_pass(
     states: Mapping[GroupRef, GroupState],
     decisions: Mapping[GroupRef, int],
-    targets: Mapping[GroupRef, ScaleTarget] | None = None,
+    targets: Mapping[GroupRef, Limits] | None = None,
 ) -> PassPlan:
-    """Plan every group of ``decisions`` against its described state (absent: not found).
-    ``targets`` adds each group's bounds and ``override_policies``."""
-    changes: dict[GroupRef, Plan] = {}
-    unchanged: list[GroupRef] = []
+    """Plan every group of ``decisions`` against its described state (absent: not found) with
+    :func:`plan_change`; ``targets`` gives each group's limits (none: only the group's own)."""
+    plans: dict[GroupRef, Plan] = {}
     refused: dict[GroupRef, SupplyError] = {}
+    limits_of = (targets or {}).get
     for ref, replicas in decisions.items():
         state = states.get(ref)
         if state is None:
             refused[ref] = GroupNotFound(ref)
             continue
-        if not needs_change(state, replicas):
-            unchanged.append(ref)
-            continue
-        target = (targets or {}).get(ref)
-        limits = ReplicaLimits.of(target) if target else None
         try:
-            plan = plan_change(state, replicas, limits, bool(target and target.override_policies))
+            plans[ref] = plan_change(state, replicas, limits_of(ref))
         except SupplyError as exc:
             refused[ref] = exc
-            continue
-        if plan.method == "unchanged":
-            unchanged.append(ref)
-        else:
-            changes[ref] = plan
-    return PassPlan(changes, tuple(unchanged), refused)
+    return PassPlan(plans, refused)

@@ -1,43 +1,61 @@
-"""One reconcile pass: observe every group in batches, plan once, then act where needed.
+"""The one act path: observe the groups, plan once (pure), then apply where needed.
 
-The controller's act step (and ``arklow supply`` tooling) calls :func:`reconcile_pass` with one
-replica count per group and a :class:`~arklow_pulumi.supply.routing.SupplyRouter`:
+Every write to a cloud group goes through :func:`reconcile_pass`: the controller's act step
+(:mod:`arklow_pulumi.controller.acting`), ``arklow supply set`` and the supply bench. It takes one
+replica count per group, each group's limits, and a
+:class:`~arklow_pulumi.supply.routing.SupplyRouter`:
 
 1. **observe**: one cheap describe over all groups (no per-group policy look-ups), split by the
    router into partitions (region, project) described in parallel; each binding batches inside
-   its partition (⌈N/100⌉ ASG describes, aggregated MIG listings). A tick that has described
-   the groups already passes that describe in (``observed``) and pays for it once;
-2. **detail**: only the groups whose count differs are described again with their policies and
-   scheduled actions, so a conflict is refused before any write (a steady pass skips this);
-3. **plan** (pure, :func:`~arklow_pulumi.supply.planning.plan_pass`): per group a write, nothing,
-   or a refusal (missing, out of bounds, policy conflict);
-4. **act**: the bindings apply the planned writes, in parallel across groups on a bounded thread
-   pool, so slow retries on some groups do not hold up the rest. With ``dry_run`` this step is
-   skipped and the report carries the plan (:meth:`PassReport.plan_lines`).
+   its partition (⌈N/100⌉ ASG describes, aggregated MIG listings). A caller that has described
+   the groups already (the controller's observe step) passes that describe in (``observed``) and
+   pays for it once; ``detail=True`` makes this describe a detailed one (``arklow supply set``:
+   one group, its policies looked up at once);
+2. **detail**: the groups whose count differs and whose policies the describe skipped are
+   described again with their policies and scheduled actions (:func:`detailed`), so a conflict is
+   refused before any write (a steady pass skips this);
+3. **plan** (pure, :func:`~arklow_pulumi.supply.planning.plan_pass`): per group a
+   :class:`~arklow_pulumi.supply.groups.Plan` (a write, or ``unchanged``) or a refusal (missing,
+   out of bounds, policy conflict);
+4. **apply**: the bindings carry out the planned writes (``Supply.apply``), in parallel across
+   groups on a bounded thread pool (or the caller's ``executor``), so slow retries on some groups
+   do not hold up the rest. Each write runs inside ``guard()`` when one is given (the controller's
+   fence: the lease epoch checked right before the call, the fencing token set around it) and in
+   a copy of the caller's context (a :func:`~arklow_pulumi.supply.fencing.acting_under` around
+   the pass holds in every worker). With ``dry_run`` this step is skipped and the report carries
+   the plan (:meth:`PassReport.plan_lines`).
 
-One group's failure never stops the others, and no write is made outside the planned ones.
+One group's failure never stops the others, and no write is made outside the planned ones. An
+exception that is no :class:`~arklow_pulumi.supply.errors.SupplyError` (a guard's lost lease, a
+deadline) ends the pass and propagates.
 """
 
 from __future__ import annotations
 
+import contextvars
 import time
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Mapping, Sequence
+from concurrent.futures import Executor
+from contextlib import AbstractContextManager, nullcontext
 from dataclasses import dataclass, field
 
-from arklow_pulumi.core.topology import GroupRef, ScaleTarget
+from arklow_pulumi.core.topology import GroupRef
 from arklow_pulumi.supply.errors import GroupNotFound, SupplyError
-from arklow_pulumi.supply.groups import GroupState, Plan, SetResult
+from arklow_pulumi.supply.groups import GroupState, Limits, Plan, SetResult
 from arklow_pulumi.supply.planning import PassPlan, needs_change, plan_pass
 from arklow_pulumi.supply.routing import Described, SupplyRouter, in_parallel
+
+# Entered around each write (and nothing else); may raise to stop it being sent.
+Guard = Callable[[], AbstractContextManager[object]]
 
 
 @dataclass(frozen=True, slots=True)
 class PassReport:
     """What a pass did (or, with ``dry_run``, would do).
 
-    ``changed`` holds the results of the writes made; ``plans`` every planned write (made or
-    not); ``failed`` refusals and errors. ``describe_calls`` counts binding describe calls (one
-    per partition and phase); ``set_calls`` the writes attempted.
+    ``plans`` holds every group's plan (``unchanged`` where no write was needed), ``changed``
+    the results of the writes made, ``failed`` refusals and errors. ``describe_calls`` counts
+    binding describe calls (one per partition and phase); ``set_calls`` the writes attempted.
     """
 
     changed: Mapping[GroupRef, SetResult] = field(default_factory=dict)
@@ -48,16 +66,30 @@ class PassReport:
     seconds: float = 0.0
     plans: Mapping[GroupRef, Plan] = field(default_factory=dict)
     dry_run: bool = False
+    states: Mapping[GroupRef, GroupState] = field(default_factory=dict)
 
     @property
     def converged(self) -> bool:
-        return not self.failed and (not self.dry_run or not self.plans)
+        """No failure, and (dry run) no write left to make."""
+        if self.failed:
+            return False
+        return not self.dry_run or all(p.method == "unchanged" for p in self.plans.values())
+
+    def result(self, ref: GroupRef) -> SetResult:
+        """What the pass did to ``ref``: the write's result, or an unchanged one; raises the
+        group's refusal or error."""
+        error = self.failed.get(ref)
+        if error is not None:
+            raise error
+        done = self.changed.get(ref)
+        return done if done is not None else SetResult.of(self.plans[ref], self.states.get(ref))
 
     def plan_lines(self) -> list[str]:
         """One line per group that would change or is refused, sorted by group."""
+        writes = {r: p for r, p in self.plans.items() if p.method != "unchanged"}
         lines = []
-        for ref in sorted({*self.plans, *self.failed}):
-            plan = self.plans.get(ref)
+        for ref in sorted({*writes, *self.failed}):
+            plan = writes.get(ref)
             if plan is None:
                 lines.append(f"refuse {ref}: {self.failed[ref]}")
                 continue
@@ -71,74 +103,107 @@ def reconcile_pass(
     router: SupplyRouter,
     decisions: Mapping[GroupRef, int],
     *,
-    targets: Mapping[GroupRef, ScaleTarget] | None = None,
+    targets: Mapping[GroupRef, Limits] | None = None,
     observed: Described | None = None,
+    detail: bool = False,
     dry_run: bool = False,
+    guard: Guard | None = None,
+    executor: Executor | None = None,
     max_workers: int | None = None,
     clock: Callable[[], float] = time.monotonic,
 ) -> PassReport:
-    """Bring each group in ``decisions`` to its count; ``targets`` adds their bounds and
-    ``override_policies``. ``observed`` is a cheap describe the caller already made this tick
-    (the controller's observe step): the pass then makes no describe of its own for a group
-    already at its count. See the module docstring for the steps."""
+    """Bring each group in ``decisions`` to its count within its ``targets`` limits (a
+    :class:`~arklow_pulumi.core.topology.ScaleTarget` or
+    :class:`~arklow_pulumi.supply.groups.ReplicaLimits`; a group without one is bound by its
+    own bounds only). See the module docstring for the steps and the other arguments."""
     start = clock()
-    states, failed, describes = _observe(router, decisions, observed)
+    states, failed, describes = _observe(router, decisions, observed, detail)
     plan = plan_pass(states, {r: n for r, n in decisions.items() if r not in failed}, targets)
     failed.update(plan.refused)
-    if dry_run or not plan.changes:
-        return _report(plan, {}, failed, describes, 0, clock() - start, dry_run)
-    workers = router.max_workers if max_workers is None else max_workers
+    writes = plan.changes
+    if dry_run or not writes:
+        return _report(plan, states, {}, failed, describes, 0, clock() - start, dry_run)
 
     def act(ref: GroupRef) -> SetResult | SupplyError:
-        try:
-            return router.apply(plan.changes[ref], states[ref])
-        except SupplyError as exc:
-            return exc
+        with guard() if guard is not None else nullcontext():
+            try:
+                return router.apply(writes[ref], states[ref])
+            except SupplyError as exc:
+                return exc
 
-    refs = list(plan.changes)
-    results = in_parallel(act, refs, workers)
+    refs = list(writes)
+    results = _run(act, refs, executor, router.max_workers if max_workers is None else max_workers)
     changed: dict[GroupRef, SetResult] = {}
     for ref, result in zip(refs, results, strict=True):
         if isinstance(result, SupplyError):
             failed[ref] = result
         else:
             changed[ref] = result
-    return _report(plan, changed, failed, describes, len(refs), clock() - start, False)
+    return _report(plan, states, changed, failed, describes, len(refs), clock() - start, False)
+
+
+def _run(
+    act: Callable[[GroupRef], SetResult | SupplyError],
+    refs: Sequence[GroupRef],
+    executor: Executor | None,
+    max_workers: int,
+) -> list[SetResult | SupplyError]:
+    """``act`` over ``refs``, each in a copy of the caller's context, results in order."""
+    contexts = [contextvars.copy_context() for _ in refs]
+
+    def one(k: int) -> SetResult | SupplyError:
+        return contexts[k].run(act, refs[k])
+
+    if executor is not None and len(refs) > 1:
+        return list(executor.map(one, range(len(refs))))
+    return in_parallel(one, range(len(refs)), max_workers)
+
+
+def detailed(
+    router: SupplyRouter, states: Mapping[GroupRef, GroupState], refs: Sequence[GroupRef]
+) -> tuple[dict[GroupRef, GroupState], dict[GroupRef, SupplyError], int]:
+    """(states, failures, describe calls): ``states`` with the groups of ``refs`` whose policies
+    were not looked up described again in full. A group that is gone now, or whose partition
+    failed, moves from the states to the failures."""
+    out = dict(states)
+    moving = [r for r in refs if r in out and out[r].policies is None]
+    if not moving:
+        return out, {}, 0
+    described = router.describe_partial(moving, detail=True)
+    failed: dict[GroupRef, SupplyError] = {}
+    for ref in moving:
+        found = described.found.get(ref)
+        if found is not None:
+            out[ref] = found
+        else:
+            del out[ref]
+            failed[ref] = described.failed.get(ref) or GroupNotFound(ref)
+    return out, failed, described.calls
 
 
 def _observe(
-    router: SupplyRouter, decisions: Mapping[GroupRef, int], observed: Described | None
+    router: SupplyRouter,
+    decisions: Mapping[GroupRef, int],
+    observed: Described | None,
+    detail: bool,
 ) -> tuple[dict[GroupRef, GroupState], dict[GroupRef, SupplyError], int]:
-    """(states, failures, describe calls): a cheap describe of all (unless ``observed`` covers
-    them), a detailed one of the groups about to change whose policies it skipped."""
+    """(states, failures, describe calls): a describe of all (unless ``observed`` covers them),
+    then a detailed one of the groups about to change whose policies it skipped."""
     calls = 0
     if observed is None or not decisions.keys() <= {*observed.found, *observed.failed}:
-        observed = router.describe_partial(list(decisions), detail=False)
+        observed = router.describe_partial(list(decisions), detail=detail)
         calls = observed.calls
     states = {r: observed.found[r] for r in decisions if r in observed.found}
     failed = {r: observed.failed[r] for r in decisions if r in observed.failed}
-    moving = [
-        r
-        for r, n in decisions.items()
-        if r in states and states[r].policies is None and needs_change(states[r], n)
-    ]
-    if moving:
-        detailed = router.describe_partial(moving, detail=True)
-        calls += detailed.calls
-        failed.update(detailed.failed)
-        for ref in moving:
-            if ref in detailed.found:
-                states[ref] = detailed.found[ref]
-            elif ref not in detailed.failed:  # gone between the two describes
-                del states[ref]
-                failed[ref] = GroupNotFound(ref)
-            else:
-                del states[ref]
-    return states, failed, calls
+    moving = [r for r, n in decisions.items() if r in states and needs_change(states[r], n)]
+    states, gone, more = detailed(router, states, moving)
+    failed.update(gone)
+    return states, failed, calls + more
 
 
 def _report(
     plan: PassPlan,
+    states: Mapping[GroupRef, GroupState],
     changed: Mapping[GroupRef, SetResult],
     failed: Mapping[GroupRef, SupplyError],
     describes: int,
@@ -153,6 +218,7 @@ def _report(
         describe_calls=describes,
         set_calls=sets,
         seconds=seconds,
-        plans=plan.changes,
+        plans=plan.plans,
         dry_run=dry_run,
+        states=states,
     )

@@ -22,7 +22,7 @@ from arklow_pulumi.core.limits import TARGET_KINDS
 from arklow_pulumi.core.topology import GroupRef
 from arklow_pulumi.supply.contract import Supply
 from arklow_pulumi.supply.errors import PermanentSupplyError, SupplyError
-from arklow_pulumi.supply.groups import GroupState, Plan, ReplicaLimits, SetResult
+from arklow_pulumi.supply.groups import GroupState, Plan, SetResult
 from arklow_pulumi.supply.selecting import EndpointConfig, supply_for
 
 MAX_PARALLEL = 8
@@ -118,19 +118,6 @@ class SupplyRouter:
         return described.found
 
     # -- acting ------------------------------------------------------------------------------
-
-    def set_desired(
-        self,
-        ref: GroupRef,
-        replicas: int,
-        *,
-        limits: ReplicaLimits | None = None,
-        override_policies: bool = False,
-        current: GroupState | None = None,
-    ) -> SetResult:
-        return self.binding(ref).set_desired(
-            ref, replicas, limits=limits, override_policies=override_policies, current=current
-        )
 
     def apply(self, plan: Plan, current: GroupState) -> SetResult:
         return self.binding(plan.ref).apply(plan, current)

@@ -253,7 +253,9 @@ def test_moto_html_500_page_becomes_its_status_line() -> None:
     from arklow_pulumi.supply.aws import AwsAsgSupply
     from arklow_pulumi.supply.errors import TemporarySupplyError
     from arklow_pulumi.supply.groups import GroupState
+    from arklow_pulumi.supply.reconciling import reconcile_pass
     from arklow_pulumi.supply.retrying import RetryPolicy
+    from arklow_pulumi.supply.routing import Described, SupplyRouter
 
     server, url = aws_moto.start_server()
     try:
@@ -265,7 +267,10 @@ def test_moto_html_500_page_becomes_its_status_line() -> None:
             ref = GroupRef("aws_asg", "gone", region=REGION)
             current = GroupState(ref, desired=1, in_service=1, min=0, max=5)
             with pytest.raises(TemporarySupplyError) as err:
-                supply.set_desired(ref, 2, current=current)
+                done = reconcile_pass(
+                    SupplyRouter.of(supply), {ref: 2}, observed=Described({ref: current})
+                )
+                done.result(ref)
     finally:
         server.stop()
     message = str(err.value)

@@ -146,6 +146,8 @@ def test_gcp_request_ids_carry_epoch_tick_group_and_count() -> None:
 
 def test_aws_resizes_say_their_epoch_in_the_request_log() -> None:
     from arklow_pulumi.supply.aws import AwsAsgSupply
+    from arklow_pulumi.supply.reconciling import reconcile_pass
+    from arklow_pulumi.supply.routing import SupplyRouter
 
     server, url = aws_moto.start_server()
     proxy = LoggingProxy(url)
@@ -155,11 +157,11 @@ def test_aws_resizes_say_their_epoch_in_the_request_log() -> None:
         with pytest.MonkeyPatch.context() as env:
             for key, value in aws_moto.aws_env(proxy.url).items():
                 env.setenv(key, value)
-            supply = AwsAsgSupply(region=aws_moto.REGION, endpoint_url=proxy.url)
+            supply = SupplyRouter.of(AwsAsgSupply(region=aws_moto.REGION, endpoint_url=proxy.url))
             ref = GroupRef("aws_asg", "fenced", region=aws_moto.REGION)
             with fencing.acting_under(7, 3):
-                supply.set_desired(ref, 3)
-            supply.set_desired(ref, 2)  # outside the controller: no tag
+                reconcile_pass(supply, {ref: 3}).result(ref)
+            reconcile_pass(supply, {ref: 2}).result(ref)  # outside the controller: no tag
         sets = [e for e in proxy.log if e["action"] == "SetDesiredCapacity"]
         assert len(sets) == 2
         assert sets[0]["user_agent"].endswith(" arklow-epoch/7")

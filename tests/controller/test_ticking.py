@@ -523,7 +523,7 @@ def test_a_renewal_older_than_the_window_is_made_again_and_a_lost_lease_sends_no
     put_topology(store, topology)
     supply = groups_for(topology)
     controller = make_controller(store, supply, lease, clock)
-    real_set = supply.set_desired
+    real_set = supply.apply
     taken: list[Lease] = []
 
     def slow_set(*args: Any, **kw: Any) -> Any:
@@ -533,7 +533,7 @@ def test_a_renewal_older_than_the_window_is_made_again_and_a_lost_lease_sends_no
             taken.append(acquire_lease(store, "other", 15.0, force=True) or lease)
         return real_set(*args, **kw)
 
-    monkeypatch.setattr(supply, "set_desired", slow_set)
+    monkeypatch.setattr(supply, "apply", slow_set)
     monkeypatch.setattr(acting, "MAX_PARALLEL", 1)
     report(controller, d0__work=40, d1__work=40, d2__work=40)
     with pytest.raises(LeaseLost):

@@ -11,6 +11,8 @@ from typing import Any
 
 import pytest
 
+from arklow_pulumi.core.topology import GroupRef
+from arklow_pulumi.supply import ReplicaLimits, SetResult, Supply, SupplyRouter, reconcile_pass
 from tests import aws_moto
 
 REGION = aws_moto.REGION
@@ -43,6 +45,17 @@ def asg(moto_url: str, aws_env: dict[str, str]) -> Any:
 
 def make_asg(client: Any, name: str, low: int, high: int, desired: int) -> None:
     aws_moto.make_asg(client, name, low, high, desired)
+
+
+def set_size(
+    supply: Supply, ref: GroupRef, replicas: int, limits: ReplicaLimits | None = None
+) -> SetResult:
+    """One group set through the one act path, as ``arklow supply set`` does (the group described
+    with its policies, planned, applied): what it did, or its refusal or error raised."""
+    targets = {ref: limits} if limits is not None else None
+    return reconcile_pass(
+        SupplyRouter.of(supply), {ref: replicas}, targets=targets, detail=True
+    ).result(ref)
 
 
 def count_calls(client: Any) -> Counter[str]:

@@ -21,7 +21,7 @@ from arklow_pulumi.supply.errors import (
 )
 from arklow_pulumi.supply.groups import ReplicaLimits
 from arklow_pulumi.supply.retrying import RetryPolicy
-from tests.supply.conftest import REGION, count_calls, make_asg
+from tests.supply.conftest import REGION, count_calls, make_asg, set_size
 
 
 def ref(name: str) -> GroupRef:
@@ -99,12 +99,12 @@ def test_set_changes_desired_only_when_it_differs(asg: Any) -> None:
     supply = fast()
     calls = count_calls(supply._client(REGION))
 
-    result = supply.set_desired(ref("web"), 4)
+    result = set_size(supply, ref("web"), 4)
     assert (result.previous, result.desired, result.method) == (2, 4, "set_desired_capacity")
     assert desired_of(asg, "web") == 4
     assert calls["SetDesiredCapacity"] == 1
 
-    again = supply.set_desired(ref("web"), 4)
+    again = set_size(supply, ref("web"), 4)
     assert again.method == "unchanged" and not again.changed
     assert calls["SetDesiredCapacity"] == 1
 
@@ -125,7 +125,7 @@ def test_out_of_bounds_is_refused_without_a_write(
     supply = fast()
     calls = count_calls(supply._client(REGION))
     with pytest.raises(OutOfBounds, match=whose):
-        supply.set_desired(ref("web"), replicas, limits=limits)
+        set_size(supply, ref("web"), replicas, limits=limits)
     assert calls["SetDesiredCapacity"] == 0
     assert desired_of(asg, "web") == 2
 
@@ -149,10 +149,10 @@ def test_group_with_policies_is_a_conflict_unless_overridden(asg: Any) -> None:
     supply = fast()
     calls = count_calls(supply._client(REGION))
     with pytest.raises(PolicyConflict, match="step-up"):
-        supply.set_desired(ref("web"), 3)
+        set_size(supply, ref("web"), 3)
     assert calls["SetDesiredCapacity"] == 0
 
-    result = supply.set_desired(ref("web"), 3, override_policies=True)
+    result = set_size(supply, ref("web"), 3, ReplicaLimits(override_policies=True))
     assert result.method == "set_desired_capacity"
     assert any("step-up" in w for w in result.warnings)
     assert desired_of(asg, "web") == 3
@@ -160,7 +160,7 @@ def test_group_with_policies_is_a_conflict_unless_overridden(asg: Any) -> None:
 
 def test_missing_group_is_group_not_found(asg: Any) -> None:
     with pytest.raises(GroupNotFound):
-        fast().set_desired(ref("nope"), 1)
+        set_size(fast(), ref("nope"), 1)
 
 
 def test_scaling_activity_in_progress_is_retried_until_it_clears(asg: Any) -> None:
@@ -176,7 +176,7 @@ def test_scaling_activity_in_progress_is_retried_until_it_clears(asg: Any) -> No
         return None
 
     client.meta.events.register("before-call", busy)
-    result = supply.set_desired(ref("web"), 3)
+    result = set_size(supply, ref("web"), 3)
     assert result.desired == 3 and failures["left"] == 0
     assert supply.api_calls["set_desired_capacity"] == 3
     assert desired_of(asg, "web") == 3
@@ -195,7 +195,7 @@ def test_retries_stop_at_the_deadline_and_chain_the_sdk_error(asg: Any) -> None:
     client.meta.events.register("before-call", always_busy)
     started = time.monotonic()
     with pytest.raises(TemporarySupplyError) as info:
-        supply.set_desired(ref("web"), 3)
+        set_size(supply, ref("web"), 3)
     from botocore.exceptions import ClientError
 
     assert time.monotonic() - started < 1.0

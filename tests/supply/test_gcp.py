@@ -18,6 +18,7 @@ from arklow_pulumi.supply.errors import (
 from arklow_pulumi.supply.gcp import GcpMigSupply
 from arklow_pulumi.supply.groups import ReplicaLimits
 from arklow_pulumi.supply.retrying import RetryPolicy
+from tests.supply.conftest import set_size
 
 P, Z, R = "demo-project", "us-central1-a", "us-central1"
 
@@ -60,7 +61,7 @@ def test_describe_reports_size_stability_and_autoscaler(compute: ComputeServer) 
 def test_resize_waits_for_the_operation_and_reports_unstable_group(compute: ComputeServer) -> None:
     seed(compute, "web", 2)
     supply = supply_for(compute)
-    result = supply.set_desired(zonal("web"), 5, limits=ReplicaLimits(1, 10))
+    result = set_size(supply, zonal("web"), 5, limits=ReplicaLimits(1, 10))
     assert (result.previous, result.desired, result.method) == (2, 5, "resize")
     assert result.request_id
     calls = compute.call_report()
@@ -79,8 +80,8 @@ def test_resize_waits_for_the_operation_and_reports_unstable_group(compute: Comp
 def test_regional_resize_and_unchanged(compute: ComputeServer) -> None:
     seed(compute, "api", 2, regional=True)
     supply = supply_for(compute)
-    assert supply.set_desired(regional("api"), 4).method == "resize"
-    assert supply.set_desired(regional("api"), 4).method == "unchanged"
+    assert set_size(supply, regional("api"), 4).method == "resize"
+    assert set_size(supply, regional("api"), 4).method == "unchanged"
     assert len(compute.call_report()["resizes"]) == 1
 
 
@@ -91,17 +92,17 @@ def test_autoscaled_group_gets_its_window_moved_not_resized(
     seed(compute, "api", 2, regional=regional_group, autoscaler={"min": 1, "max": 4})
     ref = regional("api") if regional_group else zonal("api")
     supply = supply_for(compute)
-    result = supply.set_desired(ref, 3, limits=ReplicaLimits(1, 8))
+    result = set_size(supply, ref, 3, limits=ReplicaLimits(1, 8))
     assert result.method == "autoscaler_window" and result.window == (3, 4)
     assert (result.previous, result.previous_window) == (2, (1, 4))
     assert compute.call_report()["resizes"] == []
     after = supply.describe([ref])[ref]
     assert (after.min, after.max, after.desired) == (3, 4, 3)
-    assert supply.set_desired(ref, 3, limits=ReplicaLimits(1, 8)).method == "unchanged"
+    assert set_size(supply, ref, 3, limits=ReplicaLimits(1, 8)).method == "unchanged"
     # the autoscaler's max is the group's own: never widened, a count above it is refused
     with pytest.raises(OutOfBounds, match="group's bounds \\[0, 4\\]"):
-        supply.set_desired(ref, 5, limits=ReplicaLimits(1, 8))
-    low = supply.set_desired(ref, 0)
+        set_size(supply, ref, 5, limits=ReplicaLimits(1, 8))
+    low = set_size(supply, ref, 0)
     assert (low.method, low.window) == ("autoscaler_window", (0, 4))
     patches = [
         e["body"] for e in compute.call_report()["log"] if e["route"] == "PATCH autoscalers.patch"
@@ -127,21 +128,21 @@ def test_regional_resize_of_autoscaled_group_is_412_and_permanent(compute: Compu
 def test_out_of_target_bounds_is_refused_without_a_write(compute: ComputeServer) -> None:
     seed(compute, "web", 2)
     with pytest.raises(OutOfBounds, match="target's bounds \\[1, 4\\]"):
-        supply_for(compute).set_desired(zonal("web"), 5, limits=ReplicaLimits(1, 4))
+        set_size(supply_for(compute), zonal("web"), 5, limits=ReplicaLimits(1, 4))
     report = compute.call_report()
     assert report["resizes"] == [] and "POST instanceGroupManagers.resize" not in report["by_route"]
 
 
 def test_missing_group(compute: ComputeServer) -> None:
     with pytest.raises(GroupNotFound):
-        supply_for(compute).set_desired(zonal("nope"), 1)
+        set_size(supply_for(compute), zonal("nope"), 1)
 
 
 @pytest.mark.parametrize("code", [429, 503, 500, 409])
 def test_temporary_errors_are_retried(compute: ComputeServer, code: int) -> None:
     seed(compute, "web", 2)
     compute.set_faults({"scripted": [{"path": "resize", "code": code, "count": 2}]})
-    result = supply_for(compute).set_desired(zonal("web"), 3)
+    result = set_size(supply_for(compute), zonal("web"), 3)
     assert result.desired == 3
     report = compute.call_report()
     assert report["by_route"]["POST instanceGroupManagers.resize"] == 3
@@ -153,7 +154,7 @@ def test_lost_response_retried_with_same_request_id_resizes_once(compute: Comput
     compute.set_faults(
         {"scripted": [{"path": "resize", "code": 503, "count": 1, "after_apply": True}]}
     )
-    result = supply_for(compute).set_desired(zonal("web"), 6)
+    result = set_size(supply_for(compute), zonal("web"), 6)
     report = compute.call_report()
     assert report["by_route"]["POST instanceGroupManagers.resize"] == 2
     assert report["resizes"] == [
@@ -165,7 +166,7 @@ def test_retry_gives_up_at_the_deadline_with_chained_error(compute: ComputeServe
     seed(compute, "web", 2)
     compute.set_faults({"scripted": [{"path": "resize", "code": 429, "count": 1000}]})
     with pytest.raises(TemporarySupplyError, match="429") as info:
-        supply_for(compute, deadline=0.3).set_desired(zonal("web"), 3)
+        set_size(supply_for(compute, deadline=0.3), zonal("web"), 3)
     from google.api_core.exceptions import TooManyRequests
 
     assert isinstance(info.value.__cause__, TooManyRequests)
@@ -180,7 +181,7 @@ def test_permanent_errors_are_not_retried(
     seed(compute, "web", 2)
     compute.set_faults({"scripted": [{"path": "resize", "code": code, "count": 5}]})
     with pytest.raises(error):
-        supply_for(compute).set_desired(zonal("web"), 3)
+        set_size(supply_for(compute), zonal("web"), 3)
     assert compute.call_report()["by_route"]["POST instanceGroupManagers.resize"] == 1
 
 
@@ -245,7 +246,7 @@ def test_wait_answering_early_is_followed_by_a_jittered_backoff(compute: Compute
     seed(compute, "web", 2)
     compute.set_faults({"early_waits": 4})
     clock = FakeClock()
-    result = fake_clocked(compute, clock, 300.0).set_desired(zonal("web"), 5)
+    result = set_size(fake_clocked(compute, clock, 300.0), zonal("web"), 5)
     assert result.method == "resize"
     assert compute.call_report()["by_route"]["POST operations.wait"] == 5
     assert len(clock.sleeps) == 4
@@ -259,7 +260,7 @@ def test_an_operation_never_done_is_reported_at_the_deadline(compute: ComputeSer
     with pytest.raises(
         TemporarySupplyError, match=r"operation operation-\S+ still RUNNING after 60s"
     ):
-        fake_clocked(compute, clock, 60.0).set_desired(zonal("web"), 5)
+        set_size(fake_clocked(compute, clock, 60.0), zonal("web"), 5)
     assert clock.now == pytest.approx(60.0)
     waits = compute.call_report()["by_route"]["POST operations.wait"]
     assert waits == len(clock.sleeps) and 8 <= waits <= 200
@@ -278,7 +279,7 @@ def test_a_wait_held_past_its_timeout_is_still_running_not_unreachable(
         wait_timeout=0.25,
     )
     with pytest.raises(TemporarySupplyError, match=r"still (PENDING|RUNNING) after 0\.6s") as info:
-        supply.set_desired(zonal("web"), 5)
+        set_size(supply, zonal("web"), 5)
     assert "cannot reach" not in str(info.value)
     assert compute.call_report()["resizes"][0]["size"] == 5  # the resize was applied
 
@@ -309,7 +310,7 @@ def test_operation_done_with_error_is_permanent_with_its_http_status(
         }
     )
     with pytest.raises(PermanentSupplyError) as info:
-        supply_for(compute).set_desired(zonal("web"), 3)
+        set_size(supply_for(compute), zonal("web"), 3)
     message = str(info.value)
     assert "failed (HTTP 403 PERMISSION_DENIED): QUOTA_EXCEEDED: Quota 'CPUS' exceeded." in message
     report = compute.call_report()
@@ -330,7 +331,7 @@ def test_operation_missing_while_polling_is_not_a_missing_group(compute: Compute
     seed(compute, "web", 2)
     compute.set_faults({"scripted": [{"path": "operations.wait", "code": 404, "count": 1}]})
     with pytest.raises(PermanentSupplyError, match=r"operation operation-\S+ not found") as info:
-        supply_for(compute).set_desired(zonal("web"), 3)
+        set_size(supply_for(compute), zonal("web"), 3)
     assert not isinstance(info.value, GroupNotFound)
     from google.api_core.exceptions import NotFound
 

@@ -13,6 +13,7 @@ from arklow_pulumi.supply import (
     plan_change,
 )
 from arklow_pulumi.supply.planning import needs_change
+from tests.supply.conftest import set_size
 
 MIG = GroupRef("gcp_mig", "api", region="us-central1", project="p")
 ASG = GroupRef("aws_asg", "web", region="us-east-1")
@@ -86,11 +87,11 @@ def test_asg_bounds_still_bind_on_both_sides() -> None:
 
 def test_in_memory_autoscaled_mig_follows_the_same_plan() -> None:
     memory = InMemorySupply([autoscaled()])
-    result = memory.set_desired(MIG, 1)
+    result = set_size(memory, MIG, 1)
     assert (result.window, result.previous, result.previous_window) == ((1, 6), 4, (2, 6))
     assert (memory.groups[MIG].min, memory.groups[MIG].max) == (1, 6)
     with pytest.raises(OutOfBounds):
-        memory.set_desired(MIG, 7)
+        set_size(memory, MIG, 7)
     assert memory.calls["write"] == 1
 
 

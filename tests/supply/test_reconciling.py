@@ -1,4 +1,5 @@
-"""reconcile_pass, verify_target, supply_for and the in-memory binding's parity with the clouds."""
+"""reconcile_pass (the one act path), verify_target, supply_for and the in-memory binding's
+parity with the clouds."""
 
 from __future__ import annotations
 
@@ -26,7 +27,7 @@ from arklow_pulumi.supply import (
 )
 from arklow_pulumi.supply.aws import AwsAsgSupply
 from arklow_pulumi.supply.gcp import GcpMigSupply
-from tests.supply.conftest import REGION, count_calls, make_asg
+from tests.supply.conftest import REGION, count_calls, make_asg, set_size
 
 P, Z = "demo-project", "us-central1-a"
 
@@ -135,10 +136,10 @@ def test_pass_converges_under_injected_errors_without_duplicate_resizes(
 def scenario(supply: Any, ref: GroupRef) -> list[Any]:
     """The same steps against any binding; returns what was observed."""
     seen: list[Any] = [supply.describe([ref])[ref].desired]
-    seen.append(supply.set_desired(ref, 3, limits=ReplicaLimits(1, 4)).method)
-    seen.append(supply.set_desired(ref, 3, limits=ReplicaLimits(1, 4)).method)
+    seen.append(set_size(supply, ref, 3, limits=ReplicaLimits(1, 4)).method)
+    seen.append(set_size(supply, ref, 3, limits=ReplicaLimits(1, 4)).method)
     with pytest.raises(OutOfBounds):
-        supply.set_desired(ref, 5, limits=ReplicaLimits(1, 4))
+        set_size(supply, ref, 5, limits=ReplicaLimits(1, 4))
     seen.append(supply.describe([ref])[ref].desired)
     seen.append(
         supply.describe([ref.__class__(ref.kind, "missing", ref.region, ref.zone, ref.project)])
@@ -151,7 +152,7 @@ def test_in_memory_matches_aws(asg: Any) -> None:
     memory = InMemorySupply([GroupState(asg_ref("web"), 2, 2, min=1, max=5)])
     assert scenario(memory, asg_ref("web")) == scenario(AwsAsgSupply(REGION), asg_ref("web"))
     with pytest.raises(OutOfBounds, match="group's"):
-        memory.set_desired(asg_ref("web"), 6)
+        set_size(memory, asg_ref("web"), 6)
 
 
 def test_in_memory_matches_gcp(compute: ComputeServer) -> None:
@@ -165,7 +166,7 @@ def test_in_memory_pass_and_pickling() -> None:
     refs = [GroupRef("aws_asg", f"g{k}", region=REGION) for k in range(5)]
     memory = InMemorySupply([GroupState(r, 1, 1, min=0, max=3) for r in refs])
     report = reconcile_pass(SupplyRouter.of(memory), dict.fromkeys(refs, 2))
-    assert len(report.changed) == 5 and memory.calls == {"describe": 2, "write": 5}
+    assert len(report.changed) == 5 and memory.calls == {"describe": 1, "detail": 1, "write": 5}
     copy = dill.loads(dill.dumps(memory))
     assert copy.describe(refs)[refs[0]].desired == 2
 
@@ -381,5 +382,5 @@ def test_a_pass_reuses_the_ticks_describe() -> None:
     assert steady.describe_calls == 0 and memory.calls == {"describe": 1}
     moving = reconcile_pass(router, {refs[0]: 3, refs[1]: 1}, observed=seen)
     # only the group about to change is described again, with its policies
-    assert moving.describe_calls == 1 and memory.calls == {"describe": 2, "write": 1}
+    assert moving.describe_calls == 1 and memory.calls == {"describe": 1, "detail": 1, "write": 1}
     assert moving.changed[refs[0]].desired == 3
