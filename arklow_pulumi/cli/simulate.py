@@ -23,7 +23,7 @@ from arklow_pulumi.simulation.simulate import (
     simulate as run_simulation,
 )
 from arklow_pulumi.simulation.simulating import RunResult
-from arklow_pulumi.simulation.tracing import read_trace
+from arklow_pulumi.simulation.tracing import MAX_TICKS, MIN_TICK_S, read_trace
 
 PATH = click.Path(path_type=Path, dir_okay=False)
 
@@ -33,8 +33,8 @@ class Seconds(click.ParamType[float]):
 
     name = "seconds"
 
-    def __init__(self, option: str, positive: bool) -> None:
-        self.option, self.positive = option, positive
+    def __init__(self, option: str, positive: bool, minimum: float = 0.0) -> None:
+        self.option, self.positive, self.minimum = option, positive, minimum
 
     def convert(
         self, value: Any, param: click.Parameter | None, ctx: click.Context | None
@@ -46,8 +46,8 @@ class Seconds(click.ParamType[float]):
         except (TypeError, ValueError):
             seconds = math.nan
         low_ok = seconds > 0 if self.positive else seconds >= 0
-        if not (math.isfinite(seconds) and low_ok):
-            bound = "> 0" if self.positive else ">= 0"
+        if not (math.isfinite(seconds) and low_ok and seconds >= self.minimum):
+            bound = f">= {self.minimum:g}" if self.minimum else "> 0" if self.positive else ">= 0"
             raise InvalidInput.one(
                 f"option '{self.option}'",
                 self.option.lstrip("-"),
@@ -73,6 +73,37 @@ class Fraction(click.ParamType[float]):
                 "option '--threshold'", "threshold", f"must be a finite number >= 0 (got {value!r})"
             )
         return x
+
+
+TICK = Seconds("--tick", positive=True, minimum=MIN_TICK_S)
+
+
+class MaxTicks(click.ParamType[int]):
+    """A tick count >= 1; a bad value is one line naming the option (exit 2)."""
+
+    name = "count"
+
+    def convert(self, value: Any, param: click.Parameter | None, ctx: click.Context | None) -> int:
+        if isinstance(value, int):
+            return value
+        try:
+            count = int(str(value).replace("_", ""))
+        except ValueError:
+            count = 0
+        if count < 1:
+            raise InvalidInput.one(
+                "option '--max-ticks'", "max-ticks", f"must be a whole number >= 1 (got {value!r})"
+            )
+        return count
+
+
+MAX_TICKS_OPTION = click.option(
+    "--max-ticks",
+    type=MaxTicks(),
+    default=MAX_TICKS,
+    show_default=True,
+    help="Refuse a run of more ticks than this (a guard against a run that never ends).",
+)
 
 
 class Jobs(click.ParamType[int]):
@@ -164,9 +195,8 @@ def simulate_table(results: Mapping[str, RunResult]) -> str:
     show_default=True,
     help="Comma-separated policies to compare.",
 )
-@click.option(
-    "--tick", type=Seconds("--tick", positive=True), default=DEFAULT_TICK, show_default=True
-)
+@click.option("--tick", type=TICK, default=DEFAULT_TICK, show_default=True)
+@MAX_TICKS_OPTION
 @click.option(
     "--launch-delay",
     type=Seconds("--launch-delay", positive=False),
@@ -187,12 +217,15 @@ def simulate(
     fmt: str,
     chart_path: Path | None,
     jobs: int | None,
+    max_ticks: int,
 ) -> None:
     """Replay a demand trace on a simulated clock under several policies, side by side."""
     chosen = parse_policies(policies)
     topology = load_topology(topology_path)
     trace = read_trace(trace_path, topology.lanes_by_key)
-    results = run_simulation(topology, trace, chosen, tick, launch_delay, jobs=jobs)
+    results = run_simulation(
+        topology, trace, chosen, tick, launch_delay, jobs=jobs, max_ticks=max_ticks
+    )
     if chart_path is not None:
         from arklow_pulumi.simulation.charting import write_chart
 

@@ -10,7 +10,15 @@ from typing import Any
 import click
 
 from arklow_pulumi.cli.rendering import number
-from arklow_pulumi.cli.simulate import JOBS_HELP, PATH, Fraction, Jobs, Seconds
+from arklow_pulumi.cli.simulate import (
+    JOBS_HELP,
+    MAX_TICKS_OPTION,
+    PATH,
+    TICK,
+    Fraction,
+    Jobs,
+    Seconds,
+)
 from arklow_pulumi.core.errors import InvalidInput
 from arklow_pulumi.core.topology import Topology
 from arklow_pulumi.reading.files import load_topology
@@ -137,9 +145,8 @@ def whatif_markdown(result: WhatIf, change: str, threshold: float) -> str:
 )
 @click.option("--threshold", type=Fraction(), default=DEFAULT_THRESHOLD, show_default=True)
 @click.option("--fail-on-flag", is_flag=True, help=f"Exit {FLAGGED_EXIT} when a lane is flagged.")
-@click.option(
-    "--tick", type=Seconds("--tick", positive=True), default=DEFAULT_TICK, show_default=True
-)
+@click.option("--tick", type=TICK, default=DEFAULT_TICK, show_default=True)
+@MAX_TICKS_OPTION
 @click.option(
     "--launch-delay",
     type=Seconds("--launch-delay", positive=False),
@@ -162,6 +169,7 @@ def what_if(
     tick: float,
     launch_delay: float,
     jobs: int | None,
+    max_ticks: int,
 ) -> None:
     """Replay a trace on the topology before and after a change; flag lanes it would starve.
 
@@ -187,7 +195,9 @@ def what_if(
         before = load_topology(before_path)
         after = load_topology(after_path)
         trace = read_trace(trace_path, {**before.lanes_by_key, **after.lanes_by_key})
-    result = run_what_if(before, after, trace, tick, launch_delay, threshold, jobs=jobs)
+    result = run_what_if(
+        before, after, trace, tick, launch_delay, threshold, jobs=jobs, max_ticks=max_ticks
+    )
     if fmt == "json":
         click.echo(json.dumps(whatif_document(result), indent=2))
     else:

@@ -8,7 +8,7 @@ from arklow_pulumi.core.errors import InvalidInput
 from arklow_pulumi.core.topology import Topology
 from arklow_pulumi.simulation.policies import BUILDERS, POLICIES, rule_of
 from arklow_pulumi.simulation.simulating import RunResult, run
-from arklow_pulumi.simulation.tracing import Trace
+from arklow_pulumi.simulation.tracing import MAX_TICKS, Trace
 
 DEFAULT_TICK = 60.0
 DEFAULT_LAUNCH_DELAY = 120.0
@@ -37,8 +37,9 @@ def simulate(
     launch_delay: float = DEFAULT_LAUNCH_DELAY,
     *,
     jobs: int | None = None,
+    max_ticks: int = MAX_TICKS,
 ) -> dict[str, RunResult]:
     """Each policy's figures, keyed by policy in the order given; ``jobs`` caps the worker
     processes (default: the usable cores; the figures do not depend on it)."""
     scenarios = {name: (BUILDERS[name](topo), rule_of(name)) for name in policies}
-    return run(scenarios, trace, tick, launch_delay, jobs=jobs)
+    return run(scenarios, trace, tick, launch_delay, jobs=jobs, max_ticks=max_ticks)

@@ -32,7 +32,7 @@ from arklow_pulumi.core.topology import Topology
 from arklow_pulumi.simulation.forking import fork_available, map_forked, usable_cores
 from arklow_pulumi.simulation.sharding import Shard, assign, shard
 from arklow_pulumi.simulation.stepping import Batch, UnitRun, batches
-from arklow_pulumi.simulation.tracing import Trace, changes
+from arklow_pulumi.simulation.tracing import MAX_TICKS, Trace, changes, check_replay
 from arklow_pulumi.simulation.units import split
 
 BATCH_LANES = 256
@@ -97,14 +97,17 @@ def run(
     *,
     jobs: int | None = None,
     parallel_min: int = PARALLEL_MIN,
+    max_ticks: int = MAX_TICKS,
 ) -> dict[str, RunResult]:
     """Simulate each named scenario (a topology and its sharing rule) over the trace, at once.
 
     Units found identical in several scenarios are stepped once and counted in each. The shards
     (:mod:`.sharding`) are stepped by up to ``jobs`` worker processes (default: the usable
     cores), in this process when the estimated work is below ``parallel_min``; the results are
-    the same bytes for any worker count.
+    the same bytes for any worker count. A run over ``max_ticks`` ticks is refused before
+    anything is built (:func:`~.tracing.check_replay`).
     """
+    check_replay(trace, tick, max_ticks)
     runs: dict[Hashable, UnitRun] = {}
     members: dict[str, list[UnitRun]] = {}
     groups: list[Batch] = []

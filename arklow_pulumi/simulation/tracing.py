@@ -1,10 +1,16 @@
 """The demand trace: CSV ``time,lane,demand``, rows sorted by time, a lane's demand holding until
 its next row.
 
-``time`` is seconds since the trace's start (a finite number >= 0) or an ISO 8601 timestamp, in
-which case the first row is the start (a timestamp without a zone is UTC); one trace uses one
-form. Every problem is one :class:`~arklow_pulumi.core.errors.InvalidInput` naming the file, the
-line and the field.
+``time`` is seconds since the trace's start (a finite number in [0, :data:`MAX_TRACE_SECONDS`])
+or an ISO 8601 timestamp, in which case the first row is the start (a timestamp without a zone is
+UTC) and no row may be more than :data:`MAX_TRACE_SECONDS` after it; one trace uses one form.
+``demand`` is a finite number in [0, 1e12]. Every problem is one
+:class:`~arklow_pulumi.core.errors.InvalidInput` naming the file, the line and the field.
+
+A replay is bounded before it starts (:func:`check_replay`): a tick is a finite number of seconds
+of at least :data:`MIN_TICK_S`, and a run has at most ``max_ticks`` ticks (default
+:data:`MAX_TICKS`; ``--max-ticks`` raises it), so no trace or option can make a run that only
+ends when it is killed.
 """
 
 from __future__ import annotations
@@ -18,8 +24,12 @@ from datetime import UTC, datetime
 from pathlib import Path
 
 from arklow_pulumi.core.errors import InvalidInput
+from arklow_pulumi.core.limits import MAX_UNITS
 
 HEADER = ("time", "lane", "demand")
+MAX_TRACE_SECONDS = 1e10  # about 317 years after the trace's first row
+MIN_TICK_S = 0.001
+MAX_TICKS = 10_000_000
 _DURATION = re.compile(r"^\s*(\d+(?:\.\d+)?)\s*([smhdw]?)\s*$")
 _UNIT_S = {"": 1.0, "s": 1.0, "m": 60.0, "h": 3600.0, "d": 86400.0, "w": 604800.0}
 
@@ -86,8 +96,13 @@ class _Rows:
         if self.form == "iso":
             raise self.fail(line, "time", f"mixes seconds ({raw!r}) with ISO 8601 times")
         self.form = "seconds"
-        if not math.isfinite(value) or value < 0:
-            raise self.fail(line, "time", f"must be a finite number of seconds >= 0 (got {raw!r})")
+        if not (math.isfinite(value) and 0 <= value <= MAX_TRACE_SECONDS):
+            raise self.fail(
+                line,
+                "time",
+                f"must be a finite number of seconds in [0, {MAX_TRACE_SECONDS:g}]"
+                f" (got {raw!r:.40})",
+            )
         return value
 
     def iso(self, line: int, raw: str) -> float:
@@ -104,15 +119,24 @@ class _Rows:
             stamp = stamp.replace(tzinfo=UTC)
         if self.start is None:
             self.start = stamp
-        return (stamp - self.start).total_seconds()
+        seconds = (stamp - self.start).total_seconds()
+        if seconds > MAX_TRACE_SECONDS:
+            raise self.fail(
+                line,
+                "time",
+                f"is {seconds:.4g} s after the trace's first row; at most {MAX_TRACE_SECONDS:g} s",
+            )
+        return seconds
 
     def demand(self, line: int, raw: str) -> float:
         try:
             value = float(raw)
         except ValueError:
             value = math.nan
-        if not math.isfinite(value) or value < 0:
-            raise self.fail(line, "demand", f"must be a finite number >= 0 (got {raw!r})")
+        if not (math.isfinite(value) and 0 <= value <= MAX_UNITS):
+            raise self.fail(
+                line, "demand", f"must be a finite number in [0, {MAX_UNITS:g}] (got {raw!r:.40})"
+            )
         return value
 
 
@@ -132,7 +156,6 @@ def parse_trace(
             raise InvalidInput.one(
                 f"{source} line 1", "(header)", f"expected 'time,lane,demand', got {got!r}"
             )
-        inf = math.inf
         # one string object per lane name, shared by its rows: less memory, and the simulator's
         # lookups by lane find the key itself
         names: dict[str, str] = {} if known is None else {k: k for k in known}
@@ -148,7 +171,12 @@ def parse_trace(
                 name = names.get(lane)
                 if name is None and known is None:
                     name = names[lane] = lane
-                if name is not None and rows.last <= t < inf and t >= 0 and 0 <= d < inf:
+                if (
+                    name is not None
+                    and rows.last <= t <= MAX_TRACE_SECONDS
+                    and t >= 0
+                    and 0 <= d <= MAX_UNITS
+                ):
                     rows.last = t
                     rows.form = "seconds"
                     times.append(t)
@@ -168,6 +196,26 @@ def parse_trace(
     if not times:
         raise InvalidInput.one(source, "(rows)", "the trace has no rows")
     return Trace(times=tuple(times), lanes=tuple(lanes), demands=tuple(demands))
+
+
+def check_replay(trace: Trace, tick: float, max_ticks: int = MAX_TICKS) -> int:
+    """The run's tick count, or :class:`InvalidInput` when the tick is not a finite number of
+    seconds >= :data:`MIN_TICK_S` or the run would have more than ``max_ticks`` ticks."""
+    if not (math.isfinite(tick) and tick >= MIN_TICK_S):
+        raise InvalidInput.one(
+            "option '--tick'",
+            "tick",
+            f"must be a finite number of seconds >= {MIN_TICK_S:g} (got {tick!r:.40})",
+        )
+    count = math.floor(trace.end / tick + 1e-9) + 1
+    if count > max_ticks:
+        raise InvalidInput.one(
+            "option '--tick'",
+            "tick",
+            f"a {trace.end:g} s trace at a {tick:g} s tick is {count:,} ticks, over the maximum "
+            f"of {max_ticks:,} (use a longer --tick, or raise the maximum with --max-ticks)",
+        )
+    return count
 
 
 def read_trace(path: Path, known: Collection[str] | None = None) -> Trace:

@@ -15,7 +15,7 @@ from dataclasses import dataclass
 from arklow_pulumi.core.topology import Topology
 from arklow_pulumi.simulation.policies import FAIR
 from arklow_pulumi.simulation.simulating import LaneFigures, PoolFigures, run
-from arklow_pulumi.simulation.tracing import Trace
+from arklow_pulumi.simulation.tracing import MAX_TICKS, Trace
 
 DEFAULT_THRESHOLD = 0.01
 
@@ -67,9 +67,10 @@ def what_if(
     threshold: float = DEFAULT_THRESHOLD,
     *,
     jobs: int | None = None,
+    max_ticks: int = MAX_TICKS,
 ) -> WhatIf:
     sides = {"before": (before, FAIR), "after": (after, FAIR)}
-    results = run(sides, trace, tick, launch_delay, jobs=jobs)
+    results = run(sides, trace, tick, launch_delay, jobs=jobs, max_ticks=max_ticks)
     old, new = results["before"], results["after"]
     lanes: dict[str, LaneDelta] = {}
     for key in dict.fromkeys([*old.lanes, *new.lanes]):

@@ -46,6 +46,16 @@ CASES = {
     "no header": ("", ["line 1", "header"]),
     "no rows": ("time,lane,demand\n", ["no rows"]),
     "unterminated quote": ('time,lane,demand\n0,"a/x,1\n', ["malformed CSV"]),
+    "time past the maximum": ("time,lane,demand\n0,a/x,1\n1e18,a/x,2\n", ["line 3", "'time'"]),
+    "time past the maximum, slow path": (
+        "time,lane,demand\n0,a/x,1\n 1e11 ,a/x,2\n",
+        ["line 3", "'time'", "1e11"],
+    ),
+    "iso span past the maximum": (
+        "time,lane,demand\n0001-01-01T00:00:00,a/x,1\n9999-12-31T00:00:00,a/x,2\n",
+        ["line 3", "'time'", "after the trace's first row"],
+    ),
+    "demand past the maximum": ("time,lane,demand\n0,a/x,2e12\n", ["line 2", "'demand'"]),
 }
 
 
@@ -78,6 +88,11 @@ def test_not_utf8(tmp_path: Path) -> None:
         ("--tick", "0", "tick"),
         ("--tick", "-60", "tick"),
         ("--tick", "soon", "tick"),
+        ("--tick", "1e-9", ">= 0.001"),
+        ("--tick", "5e-324", ">= 0.001"),
+        ("--tick", "inf", "tick"),
+        ("--max-ticks", "0", "max-ticks"),
+        ("--max-ticks", "many", "max-ticks"),
         ("--launch-delay", "-1", "launch-delay"),
         ("--launch-delay", "nan", "launch-delay"),
         ("--policies", "arklow,greedy", "greedy"),
@@ -89,6 +104,21 @@ def test_bad_option(tmp_path: Path, option: str, value: str, needle: str) -> Non
     trace = write_trace(tmp_path / "trace.csv", [(0, "a/x", 1)])
     proc = arklow("simulate", "--topology", topo, "--trace", trace, f"{option}={value}")
     assert_one_line_error(proc, needle)
+
+
+@pytest.mark.parametrize("command", ["simulate", "what-if"])
+def test_a_run_over_the_tick_maximum_is_refused_at_once(tmp_path: Path, command: str) -> None:
+    """Refused before anything is built (a run that would only end when killed), naming the
+    count and how to raise the maximum; a raised maximum lets the same run through."""
+    topo = write_topology(tmp_path / "t.yaml", TOPOLOGY)
+    trace = write_trace(tmp_path / "trace.csv", [(0, "a/x", 1), (100_000, "a/x", 2)])
+    sides = ["--topology", topo] if command == "simulate" else ["--before", topo, "--after", topo]
+    proc = arklow(command, *sides, "--trace", trace, "--tick", "0.001")
+    assert_one_line_error(proc, "tick", "100,000,001 ticks", "--max-ticks")
+    proc = arklow(command, *sides, "--trace", trace, "--tick", "1", "--max-ticks", "100000")
+    assert_one_line_error(proc, "100,001 ticks", "100,000")
+    proc = arklow(command, *sides, "--trace", trace, "--tick", "1000", "--max-ticks", "101")
+    assert proc.returncode == 0, proc.stderr
 
 
 def test_bad_topology(tmp_path: Path) -> None:
