@@ -4,14 +4,14 @@ from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, overload
 
 import pulumi
 import pulumi.dynamic
 
 from arklow_pulumi.providers.destinations import DestinationProvider
 from arklow_pulumi.resources import registry
-from arklow_pulumi.resources.options import options, owner_inputs, store_input
+from arklow_pulumi.resources.options import options, owner_inputs, resource_args, store_input
 from arklow_pulumi.resources.values import Lane, lane_input
 
 
@@ -36,35 +36,40 @@ class Destination(pulumi.dynamic.Resource, module="arklow", name="Destination"):
     standalone_pools: pulumi.Output[dict[str, str]]
     store: pulumi.Output[str]
 
+    @overload
     def __init__(
         self,
         resource_name: str,
-        resources: DestinationArgs | pulumi.Input[Sequence[pulumi.Input[str]]] | None = None,
+        args: DestinationArgs,
+        opts: pulumi.ResourceOptions | None = None,
+    ) -> None: ...
+
+    @overload
+    def __init__(
+        self,
+        resource_name: str,
+        resources: pulumi.Input[Sequence[pulumi.Input[str]]] | None = None,
         lanes: Sequence[Lane | Mapping[str, Any]] | None = None,
         standalone_capacity: pulumi.Input[Mapping[str, pulumi.Input[float]]] | None = None,
         *,
         arklow_name: pulumi.Input[str] | None = None,
         store: pulumi.Input[str] | None = None,
         opts: pulumi.ResourceOptions | None = None,
-    ) -> None:
-        if isinstance(resources, DestinationArgs):
-            args = resources
-        else:
-            args = DestinationArgs(
-                resources=resources if resources is not None else [],
-                lanes=lanes or [],
-                standalone_capacity=standalone_capacity,
-                arklow_name=arklow_name,
-                store=store,
-            )
-        arklow_name = args.arklow_name if args.arklow_name is not None else resource_name
-        registry.register("Destination", resource_name, self, arklow_name, resources=args.resources)
+    ) -> None: ...
+
+    def __init__(self, resource_name: str, *args: Any, **kwargs: Any) -> None:
+        """``Destination(name, DestinationArgs(...), opts)`` or ``Destination(name, resources,
+        lanes, standalone_capacity, *, arklow_name, store, opts)`` (see
+        :func:`~.options.resource_args`)."""
+        spec, opts = resource_args("Destination", resource_name, DestinationArgs, 3, args, kwargs)
+        arklow_name = spec.arklow_name if spec.arklow_name is not None else resource_name
+        registry.register("Destination", resource_name, self, arklow_name, resources=spec.resources)
         props: dict[str, Any] = {
             "arklow_name": arklow_name,
-            "resources": args.resources,
-            "lanes": [lane_input(lane) for lane in args.lanes],
-            "standalone_capacity": args.standalone_capacity or {},
-            "store": store_input(args.store),
+            "resources": spec.resources,
+            "lanes": [lane_input(lane) for lane in spec.lanes],
+            "standalone_capacity": spec.standalone_capacity or {},
+            "store": store_input(spec.store),
             **owner_inputs("Destination", resource_name, opts),
             "pools": None,
             "standalone_pools": None,

@@ -3,14 +3,20 @@
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, overload
 
 import pulumi
 import pulumi.dynamic
 
 from arklow_pulumi.providers.memberships import PoolMembershipProvider
 from arklow_pulumi.resources import registry
-from arklow_pulumi.resources.options import options, owner_inputs, reference, store_input
+from arklow_pulumi.resources.options import (
+    options,
+    owner_inputs,
+    reference,
+    resource_args,
+    store_input,
+)
 
 
 @dataclass
@@ -33,44 +39,51 @@ class PoolMembership(pulumi.dynamic.Resource, module="arklow", name="PoolMembers
     resource: pulumi.Output[str]
     store: pulumi.Output[str]
 
+    @overload
     def __init__(
         self,
         resource_name: str,
-        destination: Any = None,
-        pool: Any = None,
+        args: PoolMembershipArgs,
+        opts: pulumi.ResourceOptions | None = None,
+    ) -> None: ...
+
+    @overload
+    def __init__(
+        self,
+        resource_name: str,
+        destination: Any = ...,
+        pool: Any = ...,
         *,
         store: pulumi.Input[str] | None = None,
         opts: pulumi.ResourceOptions | None = None,
-    ) -> None:
-        args = (
-            destination
-            if isinstance(destination, PoolMembershipArgs)
-            else PoolMembershipArgs(destination, pool, store)
+    ) -> None: ...
+
+    def __init__(self, resource_name: str, *args: Any, **kwargs: Any) -> None:
+        """``PoolMembership(name, PoolMembershipArgs(...), opts)`` or ``PoolMembership(name,
+        destination, pool, *, store, opts)`` (see :func:`~.options.resource_args`)."""
+        spec, opts = resource_args(
+            "PoolMembership", resource_name, PoolMembershipArgs, 2, args, kwargs
         )
-        if args.destination is None or args.pool is None:
-            raise TypeError(
-                f"PoolMembership {resource_name!r}: 'destination' and 'pool' are required"
-            )
-        dest_name, dest_deps = reference(args.destination, kind="destination")
-        pool_name, pool_deps = reference(args.pool)
-        pool_resource = registry.resource_of_pool(args.pool)
+        dest_name, dest_deps = reference(spec.destination, kind="destination")
+        pool_name, pool_deps = reference(spec.pool)
+        pool_resource = registry.resource_of_pool(spec.pool)
         registry.register_membership(
             resource_name,
-            registry.destination_name(args.destination),
+            registry.destination_name(spec.destination),
             pool_resource,
-            registry.pool_name(args.pool),
+            registry.pool_name(spec.pool),
         )
         props: dict[str, Any] = {
             "destination": dest_name,
             "pool": pool_name,
-            "store": store_input(args.store),
+            "store": store_input(spec.store),
             **owner_inputs("PoolMembership", resource_name, opts),
             "resource": None,
             # Hidden inputs for the preview-time T3 check (see providers/memberships.py).
-            "destination_resources": _destination_resources(args.destination),
+            "destination_resources": _destination_resources(spec.destination),
             "pool_resource": pool_resource
             if pool_resource is not None
-            else _output_resource(args.pool),
+            else _output_resource(spec.pool),
         }
         opts = options(opts, [*dest_deps, *pool_deps])
         super().__init__(PoolMembershipProvider(), resource_name, props, opts)

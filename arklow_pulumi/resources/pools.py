@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, overload
 
 import pulumi
 import pulumi.dynamic
@@ -12,7 +12,7 @@ import pulumi.dynamic
 from arklow_pulumi.core.limits import DEFAULT_HEADROOM
 from arklow_pulumi.providers.pools import PoolProvider
 from arklow_pulumi.resources import registry
-from arklow_pulumi.resources.options import options, owner_inputs, store_input
+from arklow_pulumi.resources.options import options, owner_inputs, resource_args, store_input
 
 
 @dataclass
@@ -41,10 +41,16 @@ class Pool(pulumi.dynamic.Resource, module="arklow", name="Pool"):
     scale_targets: pulumi.Output[list[str]]
     store: pulumi.Output[str]
 
+    @overload
+    def __init__(
+        self, resource_name: str, args: PoolArgs, opts: pulumi.ResourceOptions | None = None
+    ) -> None: ...
+
+    @overload
     def __init__(
         self,
         resource_name: str,
-        resource: PoolArgs | pulumi.Input[str] | None = None,
+        resource: pulumi.Input[str] = ...,
         capacity: pulumi.Input[float] = 0.0,
         headroom: pulumi.Input[float] = DEFAULT_HEADROOM,
         *,
@@ -52,22 +58,21 @@ class Pool(pulumi.dynamic.Resource, module="arklow", name="Pool"):
         store: pulumi.Input[str] | None = None,
         scale_policy: pulumi.Input[Mapping[str, Any]] | None = None,
         opts: pulumi.ResourceOptions | None = None,
-    ) -> None:
-        if isinstance(resource, PoolArgs):
-            args = resource
-        else:
-            if resource is None:
-                raise TypeError(f"Pool {resource_name!r}: 'resource' is required")
-            args = PoolArgs(resource, capacity, headroom, arklow_name, store, scale_policy)
-        arklow_name = args.arklow_name if args.arklow_name is not None else resource_name
-        registry.register("Pool", resource_name, self, arklow_name, pool_resource=args.resource)
+    ) -> None: ...
+
+    def __init__(self, resource_name: str, *args: Any, **kwargs: Any) -> None:
+        """``Pool(name, PoolArgs(...), opts)`` or ``Pool(name, resource, capacity, headroom,
+        *, arklow_name, store, scale_policy, opts)`` (see :func:`~.options.resource_args`)."""
+        spec, opts = resource_args("Pool", resource_name, PoolArgs, 3, args, kwargs)
+        arklow_name = spec.arklow_name if spec.arklow_name is not None else resource_name
+        registry.register("Pool", resource_name, self, arklow_name, pool_resource=spec.resource)
         props: dict[str, Any] = {
             "arklow_name": arklow_name,
-            "resource": args.resource,
-            "capacity": args.capacity,
-            "headroom": args.headroom,
-            "scale_policy": args.scale_policy,
-            "store": store_input(args.store),
+            "resource": spec.resource,
+            "capacity": spec.capacity,
+            "headroom": spec.headroom,
+            "scale_policy": spec.scale_policy,
+            "store": store_input(spec.store),
             **owner_inputs("Pool", resource_name, opts),
             "standalone": None,
             "members": None,

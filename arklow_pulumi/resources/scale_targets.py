@@ -3,14 +3,20 @@
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, overload
 
 import pulumi
 import pulumi.dynamic
 
 from arklow_pulumi.providers.scale_targets import ScaleTargetProvider
 from arklow_pulumi.resources import registry
-from arklow_pulumi.resources.options import options, owner_inputs, reference, store_input
+from arklow_pulumi.resources.options import (
+    options,
+    owner_inputs,
+    reference,
+    resource_args,
+    store_input,
+)
 from arklow_pulumi.resources.values import GroupReference, group_input
 
 
@@ -41,60 +47,47 @@ class ScaleTarget(pulumi.dynamic.Resource, module="arklow", name="ScaleTarget"):
     replicas: pulumi.Output[int]
     store: pulumi.Output[str]
 
+    @overload
     def __init__(
         self,
         resource_name: str,
-        pool: Any = None,
-        group: GroupReference | None = None,
-        min_replicas: pulumi.Input[int] | None = None,
-        max_replicas: pulumi.Input[int] | None = None,
-        units_per_replica: pulumi.Input[float] | None = None,
+        args: ScaleTargetArgs,
+        opts: pulumi.ResourceOptions | None = None,
+    ) -> None: ...
+
+    @overload
+    def __init__(
+        self,
+        resource_name: str,
+        pool: Any = ...,
+        group: GroupReference = ...,
+        min_replicas: pulumi.Input[int] = ...,
+        max_replicas: pulumi.Input[int] = ...,
+        units_per_replica: pulumi.Input[float] = ...,
         *,
         override_policies: pulumi.Input[bool] = False,
         arklow_name: pulumi.Input[str] | None = None,
         store: pulumi.Input[str] | None = None,
         opts: pulumi.ResourceOptions | None = None,
-    ) -> None:
-        if isinstance(pool, ScaleTargetArgs):
-            args = pool
-        else:
-            missing = [
-                key
-                for key, value in (
-                    ("pool", pool),
-                    ("group", group),
-                    ("min_replicas", min_replicas),
-                    ("max_replicas", max_replicas),
-                    ("units_per_replica", units_per_replica),
-                )
-                if value is None
-            ]
-            if missing:
-                raise TypeError(f"ScaleTarget {resource_name!r}: {', '.join(missing)} required")
-            assert group is not None and min_replicas is not None and max_replicas is not None
-            assert units_per_replica is not None
-            args = ScaleTargetArgs(
-                pool,
-                group,
-                min_replicas,
-                max_replicas,
-                units_per_replica,
-                override_policies,
-                arklow_name,
-                store,
-            )
-        arklow_name = args.arklow_name if args.arklow_name is not None else resource_name
+    ) -> None: ...
+
+    def __init__(self, resource_name: str, *args: Any, **kwargs: Any) -> None:
+        """``ScaleTarget(name, ScaleTargetArgs(...), opts)`` or ``ScaleTarget(name, pool, group,
+        min_replicas, max_replicas, units_per_replica, *, override_policies, arklow_name, store,
+        opts)`` (see :func:`~.options.resource_args`)."""
+        spec, opts = resource_args("ScaleTarget", resource_name, ScaleTargetArgs, 5, args, kwargs)
+        arklow_name = spec.arklow_name if spec.arklow_name is not None else resource_name
         registry.register("ScaleTarget", resource_name, self, arklow_name)
-        pool_name, deps = reference(args.pool)
+        pool_name, deps = reference(spec.pool)
         props: dict[str, Any] = {
             "arklow_name": arklow_name,
             "pool": pool_name,
-            "group": group_input(args.group),
-            "min_replicas": args.min_replicas,
-            "max_replicas": args.max_replicas,
-            "units_per_replica": args.units_per_replica,
-            "override_policies": args.override_policies,
-            "store": store_input(args.store),
+            "group": group_input(spec.group),
+            "min_replicas": spec.min_replicas,
+            "max_replicas": spec.max_replicas,
+            "units_per_replica": spec.units_per_replica,
+            "override_policies": spec.override_policies,
+            "store": store_input(spec.store),
             **owner_inputs("ScaleTarget", resource_name, opts),
             "replicas": None,
         }

@@ -22,6 +22,7 @@ class RecordingMonitor(MockMonitor):
 
     def RegisterResource(self, request: Any) -> Any:
         self.recording.dependencies[request.name] = list(request.dependencies)
+        self.recording.protected[request.name] = bool(request.protect)
         return super().RegisterResource(request)
 
 
@@ -30,6 +31,8 @@ class RecordingMocks(pulumi.runtime.Mocks):
         self.resources: list[pulumi.runtime.MockResourceArgs] = []
         # Pulumi name -> the URNs it depends on
         self.dependencies: dict[str, list[str]] = {}
+        # Pulumi name -> whether it was registered with protect=True
+        self.protected: dict[str, bool] = {}
 
     def new_resource(self, args: pulumi.runtime.MockResourceArgs) -> tuple[str, dict[str, Any]]:
         self.resources.append(args)
