@@ -113,6 +113,13 @@ def main() -> NoReturn:
         fail(str(exc))
     except RecursionError:
         fail("input: nested too deeply to read")
+    except UnicodeEncodeError as exc:  # the output: stdout's encoding cannot hold a name
+        encoding = getattr(sys.stdout, "encoding", None) or "?"
+        fail(
+            f"output: cannot be written in this terminal's encoding ({encoding}): {exc.reason}"
+            f" for {exc.object[exc.start : exc.end]!r}; set PYTHONIOENCODING=utf-8"
+            " (or use --format json, which escapes it)"
+        )
     except UnicodeError as exc:
         fail(f"input: not readable as text: {exc}")
     except BrokenPipeError:
