@@ -70,10 +70,10 @@ def with_detail(supply: SupplyRouter, changes: Sequence[Change]) -> tuple[Change
     its first description (and a write planned against it is refused)."""
     if not changes:
         return ()
-    states, _failed, _calls = detailed(
+    found = detailed(
         supply, {c.state.ref: c.state for c in changes}, [c.state.ref for c in changes]
-    )
-    return tuple(replace(c, state=states.get(c.state.ref, c.state)) for c in changes)
+    ).found
+    return tuple(replace(c, state=found.get(c.state.ref, c.state)) for c in changes)
 
 
 def plan_of(change: Change) -> Plan | SupplyError:

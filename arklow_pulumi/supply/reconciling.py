@@ -117,7 +117,9 @@ def reconcile_pass(
     :class:`~arklow_pulumi.supply.groups.ReplicaLimits`; a group without one is bound by its
     own bounds only). See the module docstring for the steps and the other arguments."""
     start = clock()
-    states, failed, describes = _observe(router, decisions, observed, detail)
+    seen = _observe(router, decisions, observed, detail)
+    states, describes = seen.found, seen.calls
+    failed = dict(seen.failed)
     plan = plan_pass(states, {r: n for r, n in decisions.items() if r not in failed}, targets)
     failed.update(plan.refused)
     writes = plan.changes
@@ -161,14 +163,14 @@ def _run(
 
 def detailed(
     router: SupplyRouter, states: Mapping[GroupRef, GroupState], refs: Sequence[GroupRef]
-) -> tuple[dict[GroupRef, GroupState], dict[GroupRef, SupplyError], int]:
-    """(states, failures, describe calls): ``states`` with the groups of ``refs`` whose policies
-    were not looked up described again in full. A group that is gone now, or whose partition
-    failed, moves from the states to the failures."""
+) -> Described:
+    """``states`` with the groups of ``refs`` whose policies were not looked up described again
+    in full (``calls``: the describe calls that took). A group that is gone now, or whose
+    partition failed, moves from the states found to the failures."""
     out = dict(states)
     moving = [r for r in refs if r in out and out[r].policies is None]
     if not moving:
-        return out, {}, 0
+        return Described(out)
     described = router.describe_partial(moving, detail=True)
     failed: dict[GroupRef, SupplyError] = {}
     for ref in moving:
@@ -178,7 +180,7 @@ def detailed(
         else:
             del out[ref]
             failed[ref] = described.failed.get(ref) or GroupNotFound(ref)
-    return out, failed, described.calls
+    return Described(out, failed, described.calls)
 
 
 def _observe(
@@ -186,9 +188,9 @@ def _observe(
     decisions: Mapping[GroupRef, int],
     observed: Described | None,
     detail: bool,
-) -> tuple[dict[GroupRef, GroupState], dict[GroupRef, SupplyError], int]:
-    """(states, failures, describe calls): a describe of all (unless ``observed`` covers them),
-    then a detailed one of the groups about to change whose policies it skipped."""
+) -> Described:
+    """A describe of all (unless ``observed`` covers them), then a detailed one of the groups
+    about to change whose policies it skipped; ``calls`` counts both."""
     calls = 0
     if observed is None or not decisions.keys() <= {*observed.found, *observed.failed}:
         observed = router.describe_partial(list(decisions), detail=detail)
@@ -196,9 +198,9 @@ def _observe(
     states = {r: observed.found[r] for r in decisions if r in observed.found}
     failed = {r: observed.failed[r] for r in decisions if r in observed.failed}
     moving = [r for r, n in decisions.items() if r in states and needs_change(states[r], n)]
-    states, gone, more = detailed(router, states, moving)
-    failed.update(gone)
-    return states, failed, calls + more
+    seen = detailed(router, states, moving)
+    failed.update(seen.failed)
+    return Described(seen.found, failed, calls + seen.calls)
 
 
 def _report(
