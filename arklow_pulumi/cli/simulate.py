@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import json
 import math
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from pathlib import Path
 from typing import Any
 
@@ -28,108 +28,74 @@ from arklow_pulumi.simulation.tracing import MAX_TICKS, MIN_TICK_S, read_trace
 PATH = click.Path(path_type=Path, dir_okay=False)
 
 
-class Seconds(click.ParamType[float]):
-    """A finite number of seconds; a bad value is one line naming the option (exit 2)."""
+class Number(click.ParamType[float]):
+    """A finite number in ``[low, ∞)`` (above ``low`` when ``open_low``), whole when ``whole``; a
+    bad value is one line naming the option (exit 2). The one check of every number option of
+    ``simulate`` and ``what-if``."""
 
-    name = "seconds"
+    def __init__(
+        self, option: str, low: float, *, open_low: bool = False, whole: bool = False,
+        unit: str = "",
+    ) -> None:
+        self.option, self.low, self.open_low, self.whole = option, low, open_low, whole
+        self.name = "count" if whole else unit or "number"
+        self.what = "a whole number" if whole else f"a finite number{unit and ' of ' + unit}"
 
-    def __init__(self, option: str, positive: bool, minimum: float = 0.0) -> None:
-        self.option, self.positive, self.minimum = option, positive, minimum
-
-    def convert(
-        self, value: Any, param: click.Parameter | None, ctx: click.Context | None
-    ) -> float:
-        if isinstance(value, float):
-            return value
-        try:
-            seconds = float(value)
-        except (TypeError, ValueError):
-            seconds = math.nan
-        low_ok = seconds > 0 if self.positive else seconds >= 0
-        if not (math.isfinite(seconds) and low_ok and seconds >= self.minimum):
-            bound = f">= {self.minimum:g}" if self.minimum else "> 0" if self.positive else ">= 0"
+    def convert(self, value: Any, param: click.Parameter | None, ctx: click.Context | None) -> Any:
+        if isinstance(value, int | float) and not isinstance(value, bool):
+            number: float = value
+        else:
+            try:
+                text = str(value).strip().replace("_", "")
+                number = int(text) if self.whole else float(text)
+            except ValueError:
+                number = math.nan
+        low_ok = number > self.low if self.open_low else number >= self.low
+        if not (math.isfinite(number) and low_ok):
+            bound = f"{'>' if self.open_low else '>='} {self.low:g}"
             raise InvalidInput.one(
                 f"option '{self.option}'",
                 self.option.lstrip("-"),
-                f"must be a finite number of seconds {bound} (got {value!r})",
+                f"must be {self.what} {bound} (got {value!r:.40})",
             )
-        return seconds
-
-
-class Fraction(click.ParamType[float]):
-    name = "fraction"
-
-    def convert(
-        self, value: Any, param: click.Parameter | None, ctx: click.Context | None
-    ) -> float:
-        if isinstance(value, float):
-            return value
-        try:
-            x = float(value)
-        except (TypeError, ValueError):
-            x = math.nan
-        if not (math.isfinite(x) and x >= 0):
-            raise InvalidInput.one(
-                "option '--threshold'", "threshold", f"must be a finite number >= 0 (got {value!r})"
-            )
-        return x
-
-
-TICK = Seconds("--tick", positive=True, minimum=MIN_TICK_S)
-
-
-class MaxTicks(click.ParamType[int]):
-    """A tick count >= 1; a bad value is one line naming the option (exit 2)."""
-
-    name = "count"
-
-    def convert(self, value: Any, param: click.Parameter | None, ctx: click.Context | None) -> int:
-        if isinstance(value, int):
-            return value
-        try:
-            count = int(str(value).replace("_", ""))
-        except ValueError:
-            count = 0
-        if count < 1:
-            raise InvalidInput.one(
-                "option '--max-ticks'", "max-ticks", f"must be a whole number >= 1 (got {value!r})"
-            )
-        return count
-
-
-MAX_TICKS_OPTION = click.option(
-    "--max-ticks",
-    type=MaxTicks(),
-    default=MAX_TICKS,
-    show_default=True,
-    help="Refuse a run of more ticks than this (a guard against a run that never ends).",
-)
-
-
-class Jobs(click.ParamType[int]):
-    """A worker process count >= 1; a bad value is one line naming the option (exit 2)."""
-
-    name = "jobs"
-
-    def convert(self, value: Any, param: click.Parameter | None, ctx: click.Context | None) -> int:
-        if isinstance(value, int) and not isinstance(value, bool):
-            jobs = value
-        else:
-            try:
-                jobs = int(str(value).strip())
-            except ValueError:
-                jobs = 0
-        if jobs < 1:
-            raise InvalidInput.one(
-                "option '--jobs'", "jobs", f"must be a whole number >= 1 (got {value!r})"
-            )
-        return jobs
+        return number
 
 
 JOBS_HELP = (
     "Worker processes (default: the usable cores; 1 = in this process). The results are the "
     "same for any value."
 )
+THRESHOLD = Number("--threshold", 0.0)
+
+
+def replay_options(command: Callable[..., Any]) -> Callable[..., Any]:
+    """The options every replay takes (``simulate``, ``what-if``): ``--tick``, ``--max-ticks``,
+    ``--launch-delay`` and ``--jobs``."""
+    options = (
+        click.option(
+            "--tick",
+            type=Number("--tick", MIN_TICK_S, unit="seconds"),
+            default=DEFAULT_TICK,
+            show_default=True,
+        ),
+        click.option(
+            "--max-ticks",
+            type=Number("--max-ticks", 1, whole=True),
+            default=MAX_TICKS,
+            show_default=True,
+            help="Refuse a run of more ticks than this (a guard against a run that never ends).",
+        ),
+        click.option(
+            "--launch-delay",
+            type=Number("--launch-delay", 0.0, unit="seconds"),
+            default=DEFAULT_LAUNCH_DELAY,
+            show_default=True,
+        ),
+        click.option("--jobs", type=Number("--jobs", 1, whole=True), default=None, help=JOBS_HELP),
+    )
+    for option in reversed(options):
+        command = option(command)
+    return command
 
 
 def simulate_document(results: Mapping[str, RunResult]) -> dict[str, Any]:
@@ -195,19 +161,11 @@ def simulate_table(results: Mapping[str, RunResult]) -> str:
     show_default=True,
     help="Comma-separated policies to compare.",
 )
-@click.option("--tick", type=TICK, default=DEFAULT_TICK, show_default=True)
-@MAX_TICKS_OPTION
-@click.option(
-    "--launch-delay",
-    type=Seconds("--launch-delay", positive=False),
-    default=DEFAULT_LAUNCH_DELAY,
-    show_default=True,
-)
+@replay_options
 @click.option(
     "--format", "fmt", type=click.Choice(["json", "table"]), default="table", show_default=True
 )
 @click.option("--chart", "chart_path", type=PATH, default=None, help="Write a PNG chart here.")
-@click.option("--jobs", type=Jobs(), default=None, help=JOBS_HELP)
 def simulate(
     topology_path: Path,
     trace_path: Path,

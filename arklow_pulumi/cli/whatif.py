@@ -10,20 +10,11 @@ from typing import Any
 import click
 
 from arklow_pulumi.cli.rendering import number
-from arklow_pulumi.cli.simulate import (
-    JOBS_HELP,
-    MAX_TICKS_OPTION,
-    PATH,
-    TICK,
-    Fraction,
-    Jobs,
-    Seconds,
-)
+from arklow_pulumi.cli.simulate import PATH, THRESHOLD, replay_options
 from arklow_pulumi.core.errors import InvalidInput
 from arklow_pulumi.core.topology import Topology
 from arklow_pulumi.reading.files import load_topology
 from arklow_pulumi.simulation.describing import describe_change
-from arklow_pulumi.simulation.simulate import DEFAULT_LAUNCH_DELAY, DEFAULT_TICK
 from arklow_pulumi.simulation.tracing import Trace, parse_duration, read_trace
 from arklow_pulumi.simulation.whatif import DEFAULT_THRESHOLD, WhatIf
 from arklow_pulumi.simulation.whatif import what_if as run_what_if
@@ -143,17 +134,9 @@ def whatif_markdown(result: WhatIf, change: str, threshold: float) -> str:
 @click.option(
     "--format", "fmt", type=click.Choice(["json", "markdown"]), default="json", show_default=True
 )
-@click.option("--threshold", type=Fraction(), default=DEFAULT_THRESHOLD, show_default=True)
+@click.option("--threshold", type=THRESHOLD, default=DEFAULT_THRESHOLD, show_default=True)
 @click.option("--fail-on-flag", is_flag=True, help=f"Exit {FLAGGED_EXIT} when a lane is flagged.")
-@click.option("--tick", type=TICK, default=DEFAULT_TICK, show_default=True)
-@MAX_TICKS_OPTION
-@click.option(
-    "--launch-delay",
-    type=Seconds("--launch-delay", positive=False),
-    default=DEFAULT_LAUNCH_DELAY,
-    show_default=True,
-)
-@click.option("--jobs", type=Jobs(), default=None, help=JOBS_HELP)
+@replay_options
 @click.pass_context
 def what_if(
     ctx: click.Context,
