@@ -41,19 +41,7 @@ _LAZY = {
     "ScaleTargetArgs": "arklow_pulumi.resources.scale_targets",
 }
 
-__all__ = [
-    "AwsAutoScalingGroup",
-    "Destination",
-    "DestinationArgs",
-    "GcpManagedInstanceGroup",
-    "Lane",
-    "Pool",
-    "PoolArgs",
-    "PoolMembership",
-    "PoolMembershipArgs",
-    "ScaleTarget",
-    "ScaleTargetArgs",
-]
+__all__ = sorted(_LAZY)  # the names resources/__init__.py exports, each from its module
 
 
 def __getattr__(name: str) -> Any:
