@@ -41,7 +41,19 @@ _LAZY = {
     "ScaleTargetArgs": "arklow_pulumi.resources.scale_targets",
 }
 
-__all__ = sorted(_LAZY)  # the names resources/__init__.py exports, each from its module
+__all__ = [
+    "AwsAutoScalingGroup",
+    "Destination",
+    "DestinationArgs",
+    "GcpManagedInstanceGroup",
+    "Lane",
+    "Pool",
+    "PoolArgs",
+    "PoolMembership",
+    "PoolMembershipArgs",
+    "ScaleTarget",
+    "ScaleTargetArgs",
+]
 
 
 def __getattr__(name: str) -> Any:
