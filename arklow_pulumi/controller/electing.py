@@ -1,17 +1,20 @@
-"""Leader election among controller replicas on one PostgreSQL store (client-go's shape, fenced).
+"""The PostgreSQL elector: replicas on one store, one leader through the lease row (client-go's
+shape, fenced).
 
-Every replica runs an :class:`Elector`. Each ``retry`` period it tries to take the lease row when it
-is free or expired by the **database** clock (a take-over bumps the epoch, see
+Every replica runs a :class:`LeaseElector` (the :class:`~.ports.Elector` interface; SQLite's
+degenerate one is :mod:`.leasing`). Each ``retry`` period it tries to take the lease row when it is
+free or expired by the **database** clock (a take-over bumps the epoch, see
 :func:`arklow_pulumi.store.runtime.acquire_lease`), or, while it holds it, renews it by
 compare-and-set on holder and epoch.
 
 The leader stops acting **at once** when it cannot renew before its renew deadline: a renewal is
 counted from the moment its call *started* on this replica's monotonic clock, so the deadline
 passes here before the lease can expire in the database (``renew < lease``) for any replica to take
-it. Two threads watch it: the renewing loop, and a watchdog that fires the step-down callback even
-while a renewal hangs on a dead connection. Callbacks (``on_started``/``on_stopped``) tell the
-controller; every write and resize is fenced by the epoch in the database besides (a replica that
-missed the news still writes nothing, see :mod:`arklow_pulumi.store.runtime`).
+it. Two threads watch it: the renewing loop, and a watchdog that says ``stopped`` even while a
+renewal hangs on a dead connection. The callbacks (:class:`~.ports.LeaderCallbacks`) start and
+cancel the tick loop (:mod:`.looping`); every write and resize is fenced by the epoch in the
+database besides (a replica that missed the news still writes nothing, see
+:mod:`arklow_pulumi.store.runtime`).
 
 Nothing here uses the replicas' wall clocks or a session advisory lock, so any connection pooling
 works, PgBouncer's transaction pooling included (each lease statement is one transaction).
@@ -28,7 +31,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 
 from arklow_pulumi.controller import faults
-from arklow_pulumi.controller.ports import LeaderView, TickObserver
+from arklow_pulumi.controller.ports import LeaderCallbacks, LeaderView, TickObserver
 from arklow_pulumi.core.errors import InvalidInput
 from arklow_pulumi.store.engine import Store, StoreError
 from arklow_pulumi.store.runtime import (
@@ -70,7 +73,7 @@ class LeaseTiming:
         return self
 
 
-class Elector:
+class LeaseElector:
     """This replica's standing in the election (see the module doc)."""
 
     def __init__(
@@ -79,22 +82,22 @@ class Elector:
         holder: str,
         timing: LeaseTiming,
         *,
-        on_started: Callable[[Lease], None],
-        on_stopped: Callable[[Lease], None],
         observer: TickObserver | None = None,
         monotonic: Callable[[], float] = time.monotonic,
     ) -> None:
         self.store = store
         self.holder = holder
         self.timing = timing
-        self.on_started = on_started
-        self.on_stopped = on_stopped
         self.observer = observer
         self.monotonic = monotonic
+        # Who hears of leadership changes: set by :meth:`run` (tests driving rounds by hand set it).
+        self.callbacks = LeaderCallbacks()
         self._lock = threading.Lock()
         self._lease: Lease | None = None
         self._renewed = 0.0  # monotonic start of the last successful acquisition or renewal
         self._seen = LeaderView(False, None, 0)
+        self._told = False  # whether the callbacks heard of a leader yet
+        self._report(False, 0, None)
 
     # -- what the rest of the process asks ---------------------------------------------------
 
@@ -115,10 +118,24 @@ class Elector:
         """A fenced write found the lease taken over: step down now."""
         self._step_down(lease, "lease taken over")
 
+    @property
+    def fence_window_s(self) -> float:
+        """Half the gap between the lease and the renew deadline: a renewal that fences a resize
+        keeps every other replica out far longer than that."""
+        return (self.timing.lease_s - self.timing.renew_deadline_s) / 2
+
+    def release(self) -> None:
+        lease = self._lease
+        if lease is not None:
+            self._step_down(lease, "stopping")
+            with contextlib.suppress(StoreError):  # else it expires by itself
+                release_lease(self.store, lease)
+
     # -- the loops ---------------------------------------------------------------------------
 
-    def run(self, stop: threading.Event) -> None:
+    def run(self, stop: threading.Event, callbacks: LeaderCallbacks) -> None:
         """Acquire or renew every retry period until ``stop``; give the lease up at the end."""
+        self.callbacks = callbacks
         watchdog = threading.Thread(target=self._watch, args=(stop,), name="lease-watchdog")
         watchdog.daemon = True
         watchdog.start()
@@ -127,11 +144,7 @@ class Elector:
                 self._round()
                 stop.wait(self.timing.retry_s)
         finally:
-            lease = self._lease
-            if lease is not None:
-                self._step_down(lease, "stopping")
-                with contextlib.suppress(StoreError):  # else it expires by itself
-                    release_lease(self.store, lease)
+            self.release()
 
     def _round(self) -> None:
         started = self.monotonic()
@@ -144,7 +157,7 @@ class Elector:
                     self._start(taken, started)
                 else:
                     state = read_lease(self.store)
-                    self._seen = LeaderView(False, state.holder, state.epoch)
+                    self._standing_by(LeaderView(False, state.holder, state.epoch))
                     self._report(False, state.epoch, state.age_s)
             else:
                 faults.hit("renew")
@@ -173,7 +186,14 @@ class Elector:
         self._seen = LeaderView(True, lease.holder, lease.epoch)
         log.info("leading: lease epoch %d", lease.epoch)
         self._report(True, lease.epoch, 0.0)
-        self.on_started(lease)
+        self.callbacks.started(lease)
+
+    def _standing_by(self, view: LeaderView) -> None:
+        """Another replica leads (or none): told once per holder and epoch seen."""
+        seen, self._seen = self._seen, view
+        if view != seen or not self._told:
+            self._told = True
+            self.callbacks.new_leader(view)
 
     def _check_deadline(self) -> None:
         with self._lock:
@@ -194,7 +214,8 @@ class Elector:
         self._seen = LeaderView(False, None, lease.epoch)
         log.warning("stopped leading (epoch %d): %s", lease.epoch, why)
         self._report(False, lease.epoch, None)
-        self.on_stopped(lease)
+        self._told = True  # stopping is news enough: the loop stands by
+        self.callbacks.stopped(lease)
 
     @staticmethod
     def _rename(holder: str) -> str:

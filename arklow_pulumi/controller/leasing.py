@@ -1,38 +1,38 @@
-"""Who may run the controller on a store.
+"""The SQLite elector: one controller per database file, leading for as long as it lives.
 
-**SQLite** (the embedded default) is one controller: the process takes an exclusive ``flock`` on
-``<database>.controller.lock`` beside the database file before anything else, and a second
-``arklow controller run`` on the same file refuses to start with one line. The kernel releases
-the lock when the holder exits, however it exits (``kill -9`` included), so a restart never finds
-it stuck. Under that lock the process takes the lease row unconditionally, at epoch 1.
+SQLite is the degenerate case of the :class:`~.ports.Elector` interface. :func:`take_leadership`
+takes an exclusive ``flock`` on ``<database>.controller.lock`` beside the database file before
+anything else, and a second ``arklow controller run`` on the same file refuses to start with one
+line (:class:`AlreadyRunning`). The kernel releases the lock when the holder exits, however it
+exits (``kill -9`` included), so a restart never finds it stuck. Under that lock the process takes
+the lease row unconditionally, at epoch 1, and leads until it stops: :meth:`SoleElector.run` says
+``started`` at once and ``stopped`` at the end. There is no renewal to miss; every runtime write
+is still fenced by the lease in the store (:mod:`arklow_pulumi.store.runtime`), and a lease found
+taken (only by hand: the lock keeps other controllers out) ends the process's leadership for good.
 
-**PostgreSQL**: the lease row alone (no session advisory lock: those do not survive transaction
-poolers). A replica takes the lease when it is free or expired by the database clock; a take-over
-bumps the epoch, and every runtime write and resize is fenced by it (see
-:mod:`arklow_pulumi.store.runtime`). A starting replica that finds the lease held waits once
-for it to expire (a crashed holder stops renewing); if it is still renewed, it refuses to start.
-``arklow controller run`` on PostgreSQL does not use :func:`take_leadership`: its processes are
-replicas that stand by and take over (:mod:`.electing`, docs/controller-ha.md).
+PostgreSQL replicas elect a leader through the lease row instead (:mod:`.electing`).
 """
 
 from __future__ import annotations
 
+import contextlib
 import fcntl
+import math
 import os
 import socket
-import time
+import threading
 import uuid
-from collections.abc import Callable
-from dataclasses import dataclass
 from pathlib import Path
 from typing import IO
 
 from sqlalchemy.engine import make_url
 
+from arklow_pulumi.controller.ports import LeaderCallbacks, LeaderView, TickObserver
 from arklow_pulumi.core.errors import ArklowError
-from arklow_pulumi.store.engine import Store
-from arklow_pulumi.store.runtime import Lease, acquire_lease, read_lease, release_lease
+from arklow_pulumi.store.engine import Store, StoreError
+from arklow_pulumi.store.runtime import Lease, LeaseLost, acquire_lease, release_lease
 
+# Nothing judges the SQLite lease's age (the lock file keeps others out); the row keeps one anyway.
 LEASE_TTL_S = 15.0
 
 
@@ -45,57 +45,87 @@ def holder_id() -> str:
     return f"{socket.gethostname()}:{os.getpid()}:{uuid.uuid4().hex[:8]}"
 
 
-def lock_path(store: Store) -> Path | None:
-    """The lock file beside a SQLite database; None for PostgreSQL."""
-    if store.dialect != "sqlite":
-        return None
+def lock_path(store: Store) -> Path:
+    """The lock file beside a SQLite database."""
     database = make_url(store.url).database
     assert database, "open_store refuses a SQLite store without a file"
     return Path(database).with_name(Path(database).name + ".controller.lock")
 
 
-@dataclass
-class Leadership:
-    """The lease this process holds, and the lock file that backs it on SQLite."""
+class SoleElector:
+    """The one controller of a SQLite store (see the module doc)."""
 
-    store: Store
-    lease: Lease
-    lock: IO[str] | None
+    def __init__(
+        self, store: Store, lease: Lease, lock: IO[str], observer: TickObserver | None = None
+    ) -> None:
+        self.store = store
+        self.lease = lease
+        self.lock: IO[str] | None = lock
+        self.observer = observer
+        self._held = True
+        if observer is not None:
+            observer.leadership(True, lease.epoch, 0.0)
+
+    def run(self, stop: threading.Event, callbacks: LeaderCallbacks) -> None:
+        """Lead from now until ``stop``; raises :class:`LeaseLost` if the lease was taken."""
+        callbacks.started(self.lease)
+        try:
+            while self._held and not stop.wait(0.25):
+                pass
+        finally:
+            lost = not self._held
+            self._held = False
+            callbacks.stopped(self.lease)
+            self.release()
+        if lost:
+            raise LeaseLost(f"controller lease epoch {self.lease.epoch} was taken over")
+
+    @property
+    def holder(self) -> str:
+        return self.lease.holder
+
+    def leading(self) -> Lease | None:
+        return self.lease if self._held else None
+
+    def view(self) -> LeaderView:
+        if self._held:
+            return LeaderView(True, self.lease.holder, self.lease.epoch)
+        return LeaderView(False, None, self.lease.epoch)
+
+    def lost(self, lease: Lease) -> None:
+        if lease == self.lease and self._held:
+            self._held = False
+            if self.observer is not None:
+                self.observer.leadership(False, lease.epoch, None)
+
+    @property
+    def fence_window_s(self) -> float:
+        return math.inf  # no other controller can take the lease while the lock is held
 
     def release(self) -> None:
+        lock, self.lock = self.lock, None
+        if lock is None:
+            return
         try:
-            release_lease(self.store, self.lease)
+            with contextlib.suppress(StoreError):  # nobody else can take it: it may stay
+                release_lease(self.store, self.lease)
         finally:
-            if self.lock is not None:
-                self.lock.close()  # closing the descriptor drops the flock
+            lock.close()  # closing the descriptor drops the flock
 
 
-def take_leadership(
-    store: Store, ttl_s: float = LEASE_TTL_S, sleep: Callable[[float], None] = time.sleep
-) -> Leadership:
-    """Become the store's controller, or raise :class:`AlreadyRunning` (one line)."""
-    path = lock_path(store)
-    lock = None if path is None else _lock_file(path, store)
-    me = holder_id()
+def take_leadership(store: Store, observer: TickObserver | None = None) -> SoleElector:
+    """Become the SQLite store's controller, or raise :class:`AlreadyRunning` (one line)."""
+    if store.dialect != "sqlite":
+        raise ValueError(f"store {store.display_url}: the lock file is for SQLite stores only")
+    lock = _lock_file(lock_path(store), store)
     try:
-        lease = acquire_lease(store, me, ttl_s, force=lock is not None)
-        if lease is None:
-            # A holder that stopped renewing (a crashed controller) loses the lease after ttl_s
-            # by the database clock: wait that long once, so a restart after kill -9 works.
-            state = read_lease(store)
-            sleep(max(0.0, ttl_s - (state.age_s or 0.0)) + 0.5)
-            lease = acquire_lease(store, me, ttl_s)
-        if lease is None:
-            state = read_lease(store)
-            raise AlreadyRunning(
-                f"store {store.display_url}: controller {state.holder!r} holds the lease "
-                f"(epoch {state.epoch}, renewed {state.age_s or 0:.0f}s ago); not starting"
-            )
+        lease = acquire_lease(store, holder_id(), LEASE_TTL_S, force=True)
+        if lease is None:  # only if the row changed under the lock: a hand-made write
+            raise AlreadyRunning(f"store {store.display_url}: the controller lease is in use")
     except BaseException:
-        if lock is not None:
-            lock.close()
+        lock.close()
         raise
-    return Leadership(store, lease, lock)
+    return SoleElector(store, lease, lock, observer)
 
 
 def _lock_file(path: Path, store: Store) -> IO[str]:

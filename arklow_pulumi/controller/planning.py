@@ -17,10 +17,10 @@ from arklow_pulumi.supply.errors import SupplyError
 
 
 def plan_now(store_url: str) -> PlanView:
-    from arklow_pulumi.controller.running import supply_router
     from arklow_pulumi.store.engine import open_store
+    from arklow_pulumi.supply.routing import router_from_env
 
-    controller = Controller(open_store(store_url, read_only=True), supply_router(), None)
+    controller = Controller(open_store(store_url, read_only=True), router_from_env(), None)
     controller.restore()
     view = controller.plan()
     return replace(view, changes=with_detail(controller.supply, view.changes))

@@ -1,19 +1,30 @@
 """The seams inside the controller process: what the tick publishes, what the HTTP API reads and
-writes, and what the loop reports to metrics.
+writes, what the loop reports to metrics, the clock it reads, and who leads.
 
 The tick (observe → decide → act → publish) produces a :class:`Published` value; the HTTP app only
 reads the latest one and hands demand reports to a :class:`DemandSink`. Neither side imports the
 other: :mod:`arklow_pulumi.controller.running` wires a concrete loop and a concrete app together.
 All values here are immutable; everything crossing a port is plain data.
+
+Leadership is one interface, :class:`Elector`, with two implementations: the SQLite lock file
+(:mod:`.leasing`, epoch 1 for the life of the process) and the PostgreSQL lease row
+(:mod:`.electing`). Its news arrives as :class:`LeaderCallbacks` (client-go's
+``OnStartedLeading`` / ``OnStoppedLeading`` / ``OnNewLeader``), which start and cancel the tick
+loop (:mod:`.looping`).
 """
 
 from __future__ import annotations
 
-from collections.abc import Collection, Iterator, Mapping, Sequence
+import threading
+import time
+from collections.abc import Callable, Collection, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from datetime import datetime
 from functools import lru_cache
-from typing import Literal, NamedTuple, Protocol
+from typing import TYPE_CHECKING, Literal, NamedTuple, Protocol
+
+if TYPE_CHECKING:
+    from arklow_pulumi.store.runtime import Lease
 
 PoolState = Literal["idle", "steady", "constrained"]
 
@@ -177,3 +188,71 @@ class TickObserver(Protocol):
     def demand_reports(self, result: str, count: int) -> None: ...
 
     def leadership(self, leader: bool, epoch: int, renew_age_s: float | None) -> None: ...
+
+
+class Clock(Protocol):
+    def time(self) -> float:
+        """Wall-clock seconds since the Unix epoch (tick times, report ages)."""
+        ...
+
+    def monotonic(self) -> float:
+        """Seconds on a clock that never jumps (durations)."""
+        ...
+
+
+class SystemClock:
+    def time(self) -> float:
+        return time.time()
+
+    def monotonic(self) -> float:
+        return time.monotonic()
+
+
+def _ignore(_news: object) -> None:
+    return None
+
+
+@dataclass(frozen=True, slots=True)
+class LeaderCallbacks:
+    """What an :class:`Elector` tells as leadership changes (from its own threads; each returns
+    at once). ``started``: this process now leads under the lease; ``stopped``: it no longer
+    does (nothing may be written or resized under that lease from then on); ``new_leader``:
+    another process leads, or none is seen (this one stands by)."""
+
+    started: Callable[[Lease], None] = _ignore
+    stopped: Callable[[Lease], None] = _ignore
+    new_leader: Callable[[LeaderView], None] = _ignore
+
+
+class Elector(Protocol):
+    """Who leads on one store: the lease keeper of a controller process."""
+
+    @property
+    def holder(self) -> str:
+        """This process, as the lease names it."""
+        ...
+
+    def run(self, stop: threading.Event, callbacks: LeaderCallbacks) -> None:
+        """Keep (or try to take) the lease until ``stop``, telling ``callbacks`` as leadership
+        changes; give the lease up at the end. Raises when this process can no longer lead at
+        all (SQLite: its lease was taken)."""
+        ...
+
+    def leading(self) -> Lease | None:
+        """The lease while it is this process's and still good by the elector's own deadline."""
+        ...
+
+    def view(self) -> LeaderView: ...
+
+    def lost(self, lease: Lease) -> None:
+        """A fenced write found ``lease`` taken over: stop leading under it now."""
+        ...
+
+    @property
+    def fence_window_s(self) -> float:
+        """How long one compare-and-set renewal may fence the resizes that follow it."""
+        ...
+
+    def release(self) -> None:
+        """Give up whatever is still held (the lease, the lock file); idempotent."""
+        ...

@@ -1,5 +1,6 @@
 """The publish step of a tick: the :class:`~arklow_pulumi.controller.ports.Published` value the
-HTTP API serves (the demand-history rows the tick adds: :mod:`.history`).
+HTTP API serves, and the target rows the tick stores (the demand-history rows it adds:
+:mod:`.history`).
 
 A stale lane (reports older than the TTL) keeps the allocation and admission it was last
 published with, marked ``stale``; its ``demand`` is still the last reported value (raw), as the
@@ -22,7 +23,8 @@ from arklow_pulumi.controller.ports import (
     TargetView,
 )
 from arklow_pulumi.core.allocating import LaneResult, LaneResults
-from arklow_pulumi.core.deciding import Decision, Observed, TargetId
+from arklow_pulumi.core.deciding import Decision, Observed, TargetDecision, TargetId
+from arklow_pulumi.store.runtime import TargetRecord
 
 
 def build_published(
@@ -125,3 +127,19 @@ def observed_from_published(published: Published | None) -> dict[TargetId, Obser
         for pool, view in published.pools.items()
         for name, t in view.targets.items()
     }
+
+
+def in_target_order(decision: Decision) -> list[tuple[TargetId, TargetDecision]]:
+    """The decision's targets sorted as :class:`TargetId` sorts (pool, then name)."""
+    return sorted(decision.targets.items(), key=lambda item: (item[0].pool, item[0].name))
+
+
+def target_records(
+    obs: Observation, decided: list[tuple[TargetId, TargetDecision]]
+) -> list[TargetRecord]:
+    """The stored row of each decided target: observed in service and pending, desired."""
+    records = []
+    for tid, d in decided:
+        seen = obs.observed[tid]
+        records.append(TargetRecord(tid.name, tid.pool, seen.in_service, seen.pending, d.desired))
+    return records

@@ -1,19 +1,19 @@
-"""The controller process: a few named tasks composed in one place.
+"""The controller process: three named tasks composed in one place, for either store.
 
-- **leadership** first (:mod:`.leasing`): on SQLite, an exclusive lock beside the database and
-  the lease at epoch 1; a second controller refuses to start with one line. On PostgreSQL every
-  process is a replica: an :class:`~.electing.Elector` thread takes or renews the lease, the tick
-  loop (:func:`.replicas.run_replica_loop`) leads or stands by, and a standby serves the last
-  published tick and stores demand reports (docs/controller-ha.md);
-- **tick loop** (:func:`.ticking.run_loop`) in a worker thread: store and cloud clients are
-  blocking; the loop stops between ticks, never in the middle of one;
-- **HTTP API** (H5's :func:`.api.build_app`) on uvicorn, on a socket bound here first, so a port
-  in use is one clear line and ``--listen 127.0.0.1:0`` works (the chosen address is printed);
-- **signals**: SIGTERM and SIGINT stop both tasks gracefully (the tick in progress finishes, the
-  lease is released, the lock file unlocked); uvicorn's own signal capture is switched off.
+- **the lease keeper** (an :class:`~.ports.Elector`): on SQLite the lock file beside the database,
+  taken before anything else (a second controller refuses to start with one line), leading at
+  epoch 1 for the life of the process (:mod:`.leasing`); on PostgreSQL a replica in the lease
+  election (:mod:`.electing`, docs/controller-ha.md);
+- **the loop** (:class:`.looping.Loop`), in a worker thread (store and cloud clients are
+  blocking): the elector's ``started`` starts the one tick loop under the lease, ``stopped``
+  cancels it; a process standing by serves the last published tick and stores demand reports;
+- **the HTTP API** (:func:`.api.build_app`) on uvicorn, on a socket bound here first, so a port
+  in use is one clear line and ``--listen 127.0.0.1:0`` works (the chosen address is printed).
 
-If either task ends (the API cannot serve, the lease was lost), the other is stopped and the
-process exits non-zero.
+SIGTERM and SIGINT stop them gracefully: the loop after the tick in progress, the server, then
+the lease keeper gives the lease up (and the lock file); uvicorn's own signal capture is switched
+off. If a task ends on its own (the API cannot serve, SQLite's lease was taken), the others are
+stopped and the process exits non-zero.
 """
 
 from __future__ import annotations
@@ -27,7 +27,7 @@ import socket
 import sys
 import threading
 import time
-from collections.abc import Callable, Generator
+from collections.abc import Generator
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -36,12 +36,15 @@ import uvicorn
 
 from arklow_pulumi import settings
 from arklow_pulumi.controller.auth import TokenSet, is_loopback
-from arklow_pulumi.controller.electing import Elector, LeaseTiming
-from arklow_pulumi.controller.leasing import LEASE_TTL_S, holder_id, take_leadership
-from arklow_pulumi.controller.ticking import Controller, TickSettings, run_loop
+from arklow_pulumi.controller.electing import LeaseElector, LeaseTiming
+from arklow_pulumi.controller.leasing import holder_id, take_leadership
+from arklow_pulumi.controller.looping import Loop
+from arklow_pulumi.controller.metrics import Metrics
+from arklow_pulumi.controller.ports import Elector
+from arklow_pulumi.controller.ticking import Controller, TickSettings
 from arklow_pulumi.core.errors import ArklowError, InvalidInput
 from arklow_pulumi.store.engine import Store, open_store
-from arklow_pulumi.supply.routing import SupplyRouter
+from arklow_pulumi.supply.routing import router_from_env
 
 log = logging.getLogger("arklow.controller")
 
@@ -92,126 +95,101 @@ def check_listen(host: str, tokens: TokenSet | None) -> None:
         )
 
 
-def supply_router() -> SupplyRouter:
-    """Every target kind's binding behind one router, endpoints from the environment."""
-    from arklow_pulumi.supply.routing import router_from_env
-
-    return router_from_env()
-
-
 def run(options: RunOptions) -> int:
     _configure_logging()
     options.timing.check()
     tokens = TokenSet.load(options.tokens_file) if options.tokens_file else None
     check_listen(options.host, tokens)
     store = open_store(options.store_url)
-    if store.dialect == "postgresql":
-        return _serve_replica(options, store, tokens, _bind(options.host, options.port))
-    leadership = take_leadership(store, max(LEASE_TTL_S, 3 * options.interval_s))
+    metrics = Metrics()
+    elector = _elector(store, options.timing, metrics)  # SQLite: a second process stops here
     try:
         listener = _bind(options.host, options.port)
-        return _serve(options, store, leadership.lease, tokens, listener)
+        return _serve(options, store, elector, metrics, tokens, listener)
     finally:
-        leadership.release()
+        elector.release()
+
+
+def _elector(store: Store, timing: LeaseTiming, metrics: Metrics) -> Elector:
+    """SQLite: the lock file, leading at epoch 1 (or :class:`AlreadyRunning`); PostgreSQL: a
+    replica in the lease election."""
+    if store.dialect == "sqlite":
+        return take_leadership(store, observer=metrics)
+    return LeaseElector(store, holder_id(), timing, observer=metrics)
 
 
 def _serve(
     options: RunOptions,
     store: Store,
-    lease: Any,
+    elector: Elector,
+    metrics: Metrics,
     tokens: TokenSet | None,
     listener: socket.socket,
 ) -> int:
     from arklow_pulumi.controller.api import build_app
-    from arklow_pulumi.controller.metrics import Metrics
 
-    metrics = Metrics()
-    settings = TickSettings(
-        interval_s=options.interval_s, dry_run=options.dry_run, settle_heap=True
-    )
-    controller = Controller(
-        store, supply_router(), lease, settings=settings, observer=metrics, say=_say
-    )
-    controller.restore()
-    metrics.leadership(True, lease.epoch, 0.0)
-    app = build_app(controller, tokens, metrics)
-    host, port = listener.getsockname()[:2]
-    shown = f"[{host}]" if ":" in host else host
-    _say(
-        f"arklow controller: store {store.display_url}, epoch {lease.epoch}, "
-        f"listening on http://{shown}:{port}" + (" (dry run: no resize)" if options.dry_run else "")
-    )
-    return asyncio.run(_tasks(lambda wait: run_loop(controller, wait), app, listener))
-
-
-def _serve_replica(
-    options: RunOptions, store: Store, tokens: TokenSet | None, listener: socket.socket
-) -> int:
-    from arklow_pulumi.controller.api import build_app
-    from arklow_pulumi.controller.metrics import Metrics
-    from arklow_pulumi.controller.replicas import run_replica_loop
-
-    metrics = Metrics()
     settings = TickSettings(
         interval_s=options.interval_s, dry_run=options.dry_run, settle_heap=True
     )
     offset = float(os.environ.get(CLOCK_OFFSET_ENV) or 0.0)
     controller = Controller(
         store,
-        supply_router(),
+        router_from_env(),
         None,
         settings=settings,
         clock=OffsetClock(offset) if offset else None,
         observer=metrics,
         say=_say,
+        elector=elector,
     )
-    elector = Elector(
-        store,
-        holder_id(),
-        options.timing,
-        on_started=lambda lease: None,  # the tick loop reloads the state, then leads
-        on_stopped=controller.step_down,
-        observer=metrics,
-    )
-    controller.elector = elector
-    metrics.leadership(False, 0, None)
+    controller.restore()  # the last published tick is served from the first request on
+    loop = Loop(controller, elector.lost)
     app = build_app(controller, tokens, metrics)
     host, port = listener.getsockname()[:2]
     shown = f"[{host}]" if ":" in host else host
+    lease = elector.leading()
+    who = f"epoch {lease.epoch}" if lease is not None else f"replica {elector.holder}"
     _say(
-        f"arklow controller: store {store.display_url}, replica {elector.holder}, "
+        f"arklow controller: store {store.display_url}, {who}, "
         f"listening on http://{shown}:{port}" + (" (dry run: no resize)" if options.dry_run else "")
     )
-    return asyncio.run(
-        _tasks(lambda wait: run_replica_loop(controller, elector, wait), app, listener, elector)
-    )
+    return asyncio.run(_tasks(app, listener, elector, loop))
 
 
-async def _tasks(
-    loop_fn: Callable[[Callable[[float], bool]], None],
-    app: Any,
-    listener: socket.socket,
-    elector: Elector | None = None,
-) -> int:
-    stop = threading.Event()
+async def _tasks(app: Any, listener: socket.socket, elector: Elector, loop: Loop) -> int:
+    """The API server, the lease keeper and the loop, each a named task. A signal stops the
+    loop (after the tick in progress) and the server; the lease keeper then gives the lease up.
+    A task that ends on its own (the API cannot serve, SQLite's lease was taken) stops the
+    others, and the process exits 1."""
     server = _Server(uvicorn.Config(app, log_level="warning", lifespan="off", access_log=False))
-    loop = asyncio.get_running_loop()
+    lease_stop = threading.Event()
+    signalled = threading.Event()
 
     def shutdown() -> None:
-        stop.set()
+        loop.stop()
         server.should_exit = True
 
+    def on_signal() -> None:
+        signalled.set()
+        shutdown()
+
+    events = asyncio.get_running_loop()
     for sig in (signal.SIGTERM, signal.SIGINT):
-        loop.add_signal_handler(sig, shutdown)
-    ticking = asyncio.create_task(asyncio.to_thread(loop_fn, stop.wait), name="tick")
-    serving = asyncio.create_task(server.serve(sockets=[listener]), name="api")
-    tasks = {ticking, serving}
-    if elector is not None:
-        tasks.add(asyncio.create_task(asyncio.to_thread(elector.run, stop), name="lease"))
-    done, _pending = await asyncio.wait(tasks, return_when=asyncio.FIRST_COMPLETED)
-    graceful = stop.is_set()
+        events.add_signal_handler(sig, on_signal)
+    tasks = {
+        asyncio.create_task(server.serve(sockets=[listener]), name="api"),
+        asyncio.create_task(
+            asyncio.to_thread(elector.run, lease_stop, loop.callbacks), name="lease"
+        ),
+        asyncio.create_task(asyncio.to_thread(loop.run), name="loop"),
+    }
+    done, pending = await asyncio.wait(tasks, return_when=asyncio.FIRST_COMPLETED)
+    graceful = signalled.is_set()
     shutdown()
-    await asyncio.gather(*tasks, return_exceptions=True)
+    keeper = next(task for task in tasks if task.get_name() == "lease")
+    await asyncio.gather(*(pending - {keeper}), return_exceptions=True)
+    lease_stop.set()  # the loop has stopped: give the lease up
+    await asyncio.gather(keeper, return_exceptions=True)
     for task in done:
         error = task.exception()
         if error is not None and not graceful:

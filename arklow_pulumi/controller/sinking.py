@@ -1,26 +1,36 @@
-"""Where the HTTP API's demand reports go: the runtime store, under the controller's lease.
+"""Where the HTTP API's demand reports go: the runtime store.
 
 ``known_lanes`` is the lanes of the topology the last tick (or the start) read: a lane added by a
-``pulumi up`` is known from the next tick on. A batch is stored whole, in one fenced transaction,
-stamped with the controller's clock.
+``pulumi up`` is known from the next tick on. A batch is stored whole, in one transaction, stamped
+with the controller's clock. Reports are the clients' input, not the controller's state: any
+process stores them, leading or standing by, unfenced, and the leader reads them from the store on
+its next tick (docs/controller-ha.md).
 """
 
 from __future__ import annotations
 
 from collections.abc import Collection, Sequence
-from typing import TYPE_CHECKING
+from typing import Protocol
 
-from arklow_pulumi.controller.ports import DemandReport
+from arklow_pulumi.controller.ports import Clock, DemandReport
 from arklow_pulumi.core.topology import Topology
-from arklow_pulumi.store.runtime import LeaseLost, store_demand_reports
+from arklow_pulumi.store.engine import Store
+from arklow_pulumi.store.runtime import store_demand_reports
 
-if TYPE_CHECKING:
-    from arklow_pulumi.controller.ticking import Controller
+
+class ReportsOwner(Protocol):
+    """What the sink needs of the controller that owns it."""
+
+    @property
+    def store(self) -> Store: ...
+
+    @property
+    def clock(self) -> Clock: ...
 
 
 class StoreDemandSink:
-    def __init__(self, controller: Controller) -> None:
-        self._controller = controller
+    def __init__(self, owner: ReportsOwner) -> None:
+        self._owner = owner
         self._lanes: frozenset[str] = frozenset()
         self._topology: Topology | None = None
 
@@ -34,11 +44,6 @@ class StoreDemandSink:
         return self._lanes
 
     def accept(self, reports: Sequence[DemandReport]) -> int:
-        controller = self._controller
-        # Replicas (PostgreSQL, an elector) store reports whether they lead or not, unfenced:
-        # they are the clients' input, and the leader reads them from the store.
-        lease = None if controller.elector is not None else controller.lease
-        if lease is None and controller.elector is None:
-            raise LeaseLost("this controller does not hold the lease; no report was stored")
+        owner = self._owner
         rows = [(r.lane, r.demand) for r in reports]
-        return store_demand_reports(controller.store, lease, rows, controller.clock.time())
+        return store_demand_reports(owner.store, None, rows, owner.clock.time())

@@ -15,21 +15,24 @@ of each lane, and the lease it writes under. A tick:
    observed/desired replicas. A dry run publishes too (it is a controller that does not resize);
    :meth:`Controller.plan` (``arklow controller plan``) is the one path that writes nothing.
 
-A tick that takes longer than the interval is reported (log and ``TickObserver``) and the next
-one starts right after it, never two at once (:func:`run_loop`). Between two ticks the loop does
-the store's upkeep (:meth:`Controller.after_tick`: SQLite's checkpoint), off the tick's path.
+A tick that takes longer than the interval is reported (log and ``TickObserver``); the loop
+(:mod:`.looping`, the one loop, run while this process leads) starts the next one right after it,
+never two at once, and does the store's upkeep between two ticks (:meth:`Controller.after_tick`:
+SQLite's checkpoint), off the tick's path. Leadership reaches the controller through
+:meth:`Controller.lead` and :meth:`Controller.step_down`, called by the loop and by the elector's
+``stopped`` callback; a process standing by (PostgreSQL) serves the leader's last tick
+(:meth:`Controller.follow`).
 """
 
 from __future__ import annotations
 
 import logging
+import math
 import threading
-import time
 import weakref
 from collections.abc import Callable
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Protocol
 
 from arklow_pulumi.controller import acting, faults, heap
 from arklow_pulumi.controller.acting import (
@@ -49,20 +52,31 @@ from arklow_pulumi.controller.observing import (
     fresh_demand,
     group_refs,
 )
-from arklow_pulumi.controller.ports import DemandSink, LeaderView, Published, TickObserver
-from arklow_pulumi.controller.publishing import build_published, observed_from_published
+from arklow_pulumi.controller.ports import (
+    Clock,
+    DemandSink,
+    Elector,
+    LeaderView,
+    Published,
+    SystemClock,
+    TickObserver,
+)
+from arklow_pulumi.controller.publishing import (
+    build_published,
+    in_target_order,
+    observed_from_published,
+    target_records,
+)
 from arklow_pulumi.controller.sinking import StoreDemandSink
 from arklow_pulumi.core.allocating import compile_topology
 from arklow_pulumi.core.deciding import (
     Decision,
     Observed,
     Recommendation,
-    TargetDecision,
     TargetId,
     decide,
     scale_targets,
 )
-from arklow_pulumi.core.errors import ArklowError
 from arklow_pulumi.core.policy import DEFAULT_POLICY
 from arklow_pulumi.core.topology import Topology
 from arklow_pulumi.store.engine import Store, StoreError, checkpoint
@@ -81,30 +95,9 @@ from arklow_pulumi.store.runtime import (
 from arklow_pulumi.store.service import load_topology
 from arklow_pulumi.supply.routing import SupplyRouter
 
-if TYPE_CHECKING:
-    from arklow_pulumi.controller.electing import Elector
-
 log = logging.getLogger("arklow.controller")
 
 DAY_S = 86400.0
-
-
-class Clock(Protocol):
-    def time(self) -> float:
-        """Wall-clock seconds since the Unix epoch (tick times, report ages)."""
-        ...
-
-    def monotonic(self) -> float:
-        """Seconds on a clock that never jumps (durations)."""
-        ...
-
-
-class SystemClock:
-    def time(self) -> float:
-        return time.time()
-
-    def monotonic(self) -> float:
-        return time.monotonic()
 
 
 @dataclass(frozen=True, slots=True)
@@ -115,8 +108,8 @@ class TickSettings:
     keyframe_s: float = 3600.0
     dry_run: bool = False
     # One compare-and-set renewal fences every resize started within this many seconds of it
-    # (monotonic clock; with an elector, never more than half the gap between the lease and
-    # its renew deadline): a tick's resizes, sent together, share one renewal.
+    # (monotonic clock; with an elector, never more than its ``fence_window_s``): a tick's
+    # resizes, sent together, share one renewal.
     fence_reuse_s: float = 1.0
     # After a tick that (re)loaded the topology, freeze the long-lived heap out of the cyclic
     # collector's scans (:mod:`.heap`): the process turns this on, embedded controllers do not.
@@ -177,7 +170,10 @@ class Controller:
         clock: Clock | None = None,
         observer: TickObserver | None = None,
         say: Callable[[str], None] = print,
+        elector: Elector | None = None,
     ) -> None:
+        """``lease``: what an embedded controller (tests, the scenario) ticks under; a process
+        passes None and its ``elector``, whose news sets it (:meth:`lead`, :meth:`step_down`)."""
         self.store = store
         self.supply = supply
         self.lease = lease
@@ -191,8 +187,8 @@ class Controller:
         # turns here rather than in the database's lock wait (SQLite's busy handler sleeps).
         self._fencing = threading.Lock()
         self._resize_pool: ThreadPoolExecutor | None = None
-        # Set on PostgreSQL (replicas): who leads, and the renew deadline every resize respects.
-        self.elector: Elector | None = None
+        # Who leads (a process): the lease's own deadline, checked around every resize.
+        self.elector = elector
 
     # -- ControllerPort --------------------------------------------------------------------
 
@@ -385,21 +381,20 @@ class Controller:
             raise LeaseLost(f"lease epoch {lease.epoch} no longer held; resize not sent")
 
     def _fence_reuse_s(self) -> float:
-        reuse = self.settings.fence_reuse_s
-        if self.elector is not None:
-            timing = self.elector.timing
-            reuse = min(reuse, (timing.lease_s - timing.renew_deadline_s) / 2)
-        return reuse
+        window = math.inf if self.elector is None else self.elector.fence_window_s
+        return min(self.settings.fence_reuse_s, window)
 
-    # -- replicas (PostgreSQL) ------------------------------------------------------------------
+    # -- leadership ------------------------------------------------------------------------
 
     def lead(self, lease: Lease) -> None:
-        """Leadership gained (elector callback): continue from the store, then tick under it."""
+        """Leadership gained (the loop, on the elector's news): continue from the store, then
+        tick under ``lease``."""
         self.restore()
         self.lease = lease
 
     def step_down(self, lease: Lease) -> None:
-        """Leadership lost (elector callback): no resize or fenced write from here on."""
+        """Leadership lost (the elector's ``stopped`` callback): no resize or fenced write from
+        here on, not even by the tick in progress."""
         if self.lease == lease:
             self.lease = None
 
@@ -434,9 +429,9 @@ class Controller:
         obs, decision, published = view.observation, view.decision, view.published
         memory = self._memory
         lease = self._held()
-        decided = _in_target_order(decision)
+        decided = in_target_order(decision)
         recommendations = [(tid.name, obs.at, d.recommended) for tid, d in decided]
-        targets = self._target_records(obs, decided)
+        targets = target_records(obs, decided)
         record = TickRecord(
             tick=published.tick,
             at=obs.at,
@@ -464,17 +459,6 @@ class Controller:
         memory.ready = obs.supply_read
         if self.observer is not None:
             self.observer.leadership(True, lease.epoch, 0.0)  # write_tick renewed it
-
-    def _target_records(
-        self, obs: Observation, decided: list[tuple[TargetId, TargetDecision]]
-    ) -> list[TargetRecord]:
-        records = []
-        for tid, d in decided:
-            seen = obs.observed[tid]
-            records.append(
-                TargetRecord(tid.name, tid.pool, seen.in_service, seen.pending, d.desired)
-            )
-        return records
 
     def _forget_old(self, obs: Observation) -> None:
         """Drop recommendations older than the window, and targets gone from the topology. A
@@ -507,24 +491,3 @@ class _Renewal:
 
     def covers(self, now: float) -> bool:
         return self.started is not None and now - self.started < self.reuse_s
-
-
-def _in_target_order(decision: Decision) -> list[tuple[TargetId, TargetDecision]]:
-    """The decision's targets sorted as :class:`TargetId` sorts (pool, then name)."""
-    return sorted(decision.targets.items(), key=lambda item: (item[0].pool, item[0].name))
-
-
-def run_loop(controller: Controller, wait: Callable[[float], bool]) -> None:
-    """Tick until ``wait(delay)`` says stop (it returns True). An overrun tick is followed at once
-    by the next one, never by a burst of catch-up ticks. A tick that fails (store or supply
-    unreachable) is logged and the loop goes on; a lost lease ends it (:class:`LeaseLost`)."""
-    while True:
-        try:
-            delay = controller.after_tick(controller.tick().next_delay_s)
-        except LeaseLost:
-            raise
-        except ArklowError as exc:
-            controller.failed(exc)
-            delay = controller.interval_s
-        if wait(delay):
-            return

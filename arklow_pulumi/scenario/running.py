@@ -20,7 +20,6 @@ from arklow_pulumi.scenario.stack import DevStack
 
 # The simulated day (a Monday); the clock the controller reads starts here.
 DAY_START = datetime(2026, 1, 5, tzinfo=UTC).timestamp()
-LEASE_TTL_S = 3600.0  # real seconds: the mid-day `pulumi up` pauses the ticks for a while
 
 
 @dataclass(frozen=True, slots=True)
@@ -71,6 +70,12 @@ def run(options: RunOptions) -> RunResult:
 
 
 def _day(options: RunOptions, stack: DevStack) -> Recording:
+    """The day, tick by tick: a driver of :meth:`Controller.tick` on the simulated clock, not a
+    loop of its own. Each simulated tick first does what the day holds at that time (the
+    mid-day ``pulumi up``, the lanes' demand reports), then one tick, then records what it
+    published; a tick that fails ends the run (a service's loop would log it and go on). It holds
+    the store's controller lock (SQLite's elector) for the whole day, as `arklow controller run`
+    would."""
     from arklow_pulumi.controller.leasing import take_leadership
     from arklow_pulumi.controller.ticking import Controller, TickSettings
     from arklow_pulumi.store.engine import close_stores, open_store
@@ -80,7 +85,7 @@ def _day(options: RunOptions, stack: DevStack) -> Recording:
     clock = SimulatedClock(DAY_START)
     recording = Recording(options.tick_s)
     store = open_store(stack.store_url)
-    leadership = take_leadership(store, LEASE_TTL_S)
+    leadership = take_leadership(store)
     try:
         controller = Controller(
             store,

@@ -10,9 +10,10 @@ from typing import Any
 import pytest
 
 from arklow_pulumi.controller import acting, ticking
+from arklow_pulumi.controller.looping import run_loop
 from arklow_pulumi.controller.observing import Observation
 from arklow_pulumi.controller.ports import DemandReport
-from arklow_pulumi.controller.ticking import Controller, TickSettings, run_loop
+from arklow_pulumi.controller.ticking import Controller, TickSettings
 from arklow_pulumi.core.deciding import Decision
 from arklow_pulumi.core.topology import GroupRef, Topology
 from arklow_pulumi.store import engine, runtime
