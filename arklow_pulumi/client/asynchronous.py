@@ -12,49 +12,28 @@ from typing import Any
 
 import httpx
 
-from arklow_pulumi.client.admission import Mode
-from arklow_pulumi.client.exchange import ADMISSION_PATH, DEMAND_PATH, Exchange, LaneState
+from arklow_pulumi.client.exchange import (
+    ADMISSION_PATH,
+    DEMAND_PATH,
+    Exchange,
+    LaneFace,
+    LaneState,
+    response_json,
+)
 from arklow_pulumi.client.slots import AsyncSlotGate
 
 
-def _json(response: httpx.Response) -> object:
-    try:
-        return response.json()
-    except ValueError:
-        return None
-
-
-class AsyncLane:
+class AsyncLane(LaneFace):
     """One lane of an :class:`AsyncClient`: ``report(demand)`` and ``async with lane.slot():``."""
 
     def __init__(self, client: AsyncClient, state: LaneState) -> None:
+        super().__init__(state, lambda: client.clock())
         self._client = client
-        self._state = state
         self._gate = AsyncSlotGate(self._capacity, state.admission.limit)
-
-    @property
-    def name(self) -> str:
-        return self._state.name
-
-    @property
-    def limit(self) -> float:
-        return self._state.admission.limit
-
-    @property
-    def admission(self) -> float:
-        return self._capacity()
-
-    @property
-    def mode(self) -> Mode:
-        return self._state.admission.mode(self._client.clock())
 
     @property
     def in_use(self) -> float:
         return self._gate.in_use
-
-    @property
-    def refused(self) -> str | None:
-        return self._state.refused
 
     def report(self, demand: float) -> None:
         """Record the lane's demand; sent by the background task."""
@@ -67,9 +46,6 @@ class AsyncLane:
             yield
         finally:
             await self._gate.release(units)
-
-    def _capacity(self) -> float:
-        return self._state.admission.current(self._client.clock())
 
 
 class AsyncClient:
@@ -170,12 +146,7 @@ class AsyncClient:
                 response = await self._http.post(DEMAND_PATH, json=Exchange.body(batch))
             except httpx.HTTPError:
                 return
-            if response.status_code == 200:
-                self._exchange.stored(batch)
-                return
-            if not self._exchange.refused(batch, response.status_code, _json(response)):
-                return
-            batch = [(n, d) for n, d in batch if self._exchange.lanes[n].refused is None]
+            batch = self._exchange.answered(batch, response.status_code, response_json(response))
             if not batch:
                 return
 
@@ -186,5 +157,5 @@ class AsyncClient:
         except httpx.HTTPError as exc:
             self._exchange.admission_failed(type(exc).__name__)
             return
-        doc: Any = _json(response) if response.status_code == 200 else None
+        doc: Any = response_json(response) if response.status_code == 200 else None
         self._exchange.admission_answered(response.status_code, response.headers.get("etag"), doc)

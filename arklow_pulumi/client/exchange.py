@@ -20,7 +20,7 @@ from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
-from arklow_pulumi.client.admission import LaneAdmission
+from arklow_pulumi.client.admission import LaneAdmission, Mode
 
 log = logging.getLogger("arklow_pulumi.client")
 
@@ -58,6 +58,48 @@ def check_demand(lane: str, demand: float) -> float:
     if not (math.isfinite(demand) and demand >= 0):
         raise ClientError(f"lane {lane!r}: demand must be a finite number >= 0 (got {demand})")
     return float(demand)
+
+
+def response_json(response: Any) -> object:
+    """An HTTP answer's JSON body, or None when it has none."""
+    try:
+        return response.json()
+    except ValueError:
+        return None
+
+
+class LaneFace:
+    """What both lane classes (thread and asyncio) show of a lane: name, limit, admission now,
+    mode and why its reports are refused. ``clock`` is the client's."""
+
+    def __init__(self, state: LaneState, clock: Callable[[], float]) -> None:
+        self._state = state
+        self._clock = clock
+
+    @property
+    def name(self) -> str:
+        return self._state.name
+
+    @property
+    def limit(self) -> float:
+        return self._state.admission.limit
+
+    @property
+    def admission(self) -> float:
+        """Units this lane may hold now (the controller's, kept in grace, or the floor)."""
+        return self._capacity()
+
+    @property
+    def mode(self) -> Mode:
+        return self._state.admission.mode(self._clock())
+
+    @property
+    def refused(self) -> str | None:
+        """Why the controller refuses this lane's reports (None while it takes them)."""
+        return self._state.refused
+
+    def _capacity(self) -> float:
+        return self._state.admission.current(self._clock())
 
 
 @dataclass
@@ -114,6 +156,18 @@ class Exchange:
         for name, demand in batch:
             lane = self.lanes[name]
             lane.sent, lane.sent_at = demand, now
+
+    def answered(
+        self, batch: list[tuple[str, float]], status: int, doc: object
+    ) -> list[tuple[str, float]]:
+        """What a ``POST /v1/demand`` answer means: the batch is stored (200), or one lane is set
+        aside and the rest is to be sent again (the list returned; empty when nothing is)."""
+        if status == 200:
+            self.stored(batch)
+            return []
+        if not self.refused(batch, status, doc):
+            return []
+        return [(name, demand) for name, demand in batch if self.lanes[name].refused is None]
 
     def refused(self, batch: list[tuple[str, float]], status: int, doc: object) -> bool:
         """Handle a refused batch; True when one lane was set aside and the rest can be resent."""

@@ -11,51 +11,28 @@ from typing import Any
 
 import httpx
 
-from arklow_pulumi.client.admission import Mode
-from arklow_pulumi.client.exchange import ADMISSION_PATH, DEMAND_PATH, Exchange, LaneState
+from arklow_pulumi.client.exchange import (
+    ADMISSION_PATH,
+    DEMAND_PATH,
+    Exchange,
+    LaneFace,
+    LaneState,
+    response_json,
+)
 from arklow_pulumi.client.slots import SlotGate
 
 
-def _json(response: httpx.Response) -> object:
-    try:
-        return response.json()
-    except ValueError:
-        return None
-
-
-class Lane:
+class Lane(LaneFace):
     """One lane of a :class:`Client`: ``report(demand)`` and ``with lane.slot():``."""
 
     def __init__(self, client: Client, state: LaneState) -> None:
+        super().__init__(state, lambda: client.clock())
         self._client = client
-        self._state = state
         self._gate = SlotGate(self._capacity, state.admission.limit)
-
-    @property
-    def name(self) -> str:
-        return self._state.name
-
-    @property
-    def limit(self) -> float:
-        return self._state.admission.limit
-
-    @property
-    def admission(self) -> float:
-        """Units this lane may hold now (the controller's, kept in grace, or the floor)."""
-        return self._capacity()
-
-    @property
-    def mode(self) -> Mode:
-        return self._state.admission.mode(self._client.clock())
 
     @property
     def in_use(self) -> float:
         return self._gate.in_use
-
-    @property
-    def refused(self) -> str | None:
-        """Why the controller refuses this lane's reports (None while it takes them)."""
-        return self._state.refused
 
     def report(self, demand: float) -> None:
         """Record the lane's demand (in-flight plus queued units); sent in the background."""
@@ -70,9 +47,6 @@ class Lane:
             yield
         finally:
             self._gate.release(units)
-
-    def _capacity(self) -> float:
-        return self._state.admission.current(self._client.clock())
 
     def _changed(self) -> None:
         self._gate.changed()
@@ -188,12 +162,8 @@ class Client:
             except httpx.HTTPError:
                 return  # unreachable: the reports stay due
             with self._lock:
-                if response.status_code == 200:
-                    self._exchange.stored(batch)
-                    return
-                if not self._exchange.refused(batch, response.status_code, _json(response)):
-                    return
-                batch = [(n, d) for n, d in batch if self._exchange.lanes[n].refused is None]
+                doc = response_json(response)
+                batch = self._exchange.answered(batch, response.status_code, doc)
             if not batch:
                 return
 
@@ -206,7 +176,7 @@ class Client:
             with self._lock:
                 self._exchange.admission_failed(type(exc).__name__)
             return
-        doc: Any = _json(response) if response.status_code == 200 else None
+        doc: Any = response_json(response) if response.status_code == 200 else None
         with self._lock:
             self._exchange.admission_answered(
                 response.status_code, response.headers.get("etag"), doc
