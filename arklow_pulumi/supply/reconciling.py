@@ -54,8 +54,9 @@ class PassReport:
     """What a pass did (or, with ``dry_run``, would do).
 
     ``plans`` holds every group's plan (``unchanged`` where no write was needed), ``changed``
-    the results of the writes made, ``failed`` refusals and errors. ``describe_calls`` counts
-    binding describe calls (one per partition and phase); ``set_calls`` the writes attempted.
+    the results of the writes made, ``failed`` refusals and errors, ``states`` the groups as
+    described for the plans. ``describe_calls`` counts binding describe calls (one per partition
+    and phase); ``set_calls`` the writes attempted.
     """
 
     changed: Mapping[GroupRef, SetResult] = field(default_factory=dict)
