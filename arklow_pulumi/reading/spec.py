@@ -143,7 +143,7 @@ class ScaleTargetSpec(_Spec):
 
 
 class ScalePolicySpec(_Spec):
-    """How the controller moves a pool's targets (DESIGN.md "Scale policy"); a field left out
+    """How the controller moves a pool's targets (docs/scale-policy.md); a field left out
     keeps its default. Each step limit is the larger of the count and the percentage of the
     current count; a step of at least 1 keeps every target able to move."""
 
