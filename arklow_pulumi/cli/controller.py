@@ -178,7 +178,7 @@ def plan_table(document: dict[str, Any]) -> str:
 
 
 def trace_csv(rows: list[tuple[float, str, float]]) -> str:
-    """DESIGN.md "Demand trace": seconds since the trace's first row, sorted by time."""
+    """The demand trace of docs/trace.md: seconds since the trace's first row, sorted by time."""
     out = io.StringIO()
     writer = csv.writer(out, lineterminator="\n")
     writer.writerow(["time", "lane", "demand"])
