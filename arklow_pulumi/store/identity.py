@@ -2,7 +2,7 @@
 
 Every row a Pulumi resource creates records the id of that one create (``create_id``, returned to
 the engine as the resource's id) and its owner: the stack and the resource's URN. The rules follow
-from how the engine works (PITFALLS, "Pulumi replacement and interrupted updates"):
+from how the engine works (docs/store.md, "Store identity"):
 
 - **delete and update act only on the row with their own create id.** A create-before-delete
   replacement creates (or takes over) the object first; the delete of the old resource then finds
