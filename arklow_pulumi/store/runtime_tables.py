@@ -1,4 +1,4 @@
-"""The controller's runtime tables, apart from the topology (DESIGN.md "Store identity").
+"""The controller's runtime tables, apart from the topology (docs/store.md, "Store identity").
 
 Nothing here references the topology tables: a scale target or lane that ``pulumi up`` removes
 leaves runtime rows behind that the controller ignores (and overwrites or prunes), so the runtime
