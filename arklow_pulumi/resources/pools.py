@@ -22,7 +22,7 @@ class PoolArgs:
     headroom: pulumi.Input[float] = DEFAULT_HEADROOM
     arklow_name: pulumi.Input[str] | None = None
     store: pulumi.Input[str] | None = None
-    # The controller's scale policy (DESIGN.md "Scale policy"); fields left out keep defaults.
+    # The controller's scale policy (docs/scale-policy.md); fields left out keep defaults.
     scale_policy: pulumi.Input[Mapping[str, Any]] | None = None
 
 
