@@ -1,5 +1,5 @@
 """A published tick as a JSON document and back: the runtime store keeps it in this form, and the
-HTTP answers of DESIGN.md "Controller contract" are views of the
+HTTP answers of docs/api.md are views of the
 :class:`~arklow_pulumi.controller.ports.Published` value (``/v1/admission``: ``tick``, ``time``,
 ``lanes``; ``/v1/pools``: ``tick``, ``pools``), rendered by :func:`lane_document` and
 :func:`pool_document`.
