@@ -2,7 +2,7 @@
 
 Demand history stores a lane's demand (as the decision used it: 0 when stale) only when it
 changed, plus a keyframe at least every ``keyframe_s``: a trace row holds until the lane's next
-row (DESIGN.md "Demand trace"), so this is the per-tick series without its repeats. A lane that
+row (docs/trace.md), so this is the per-tick series without its repeats. A lane that
 never had a row and has no demand adds nothing.
 
 :class:`LaneHistory` keeps, for the topology's lanes in order, the demand and the time of each
