@@ -1,4 +1,4 @@
-"""The controller's HTTP API (DESIGN.md "Controller contract"), a Starlette app served by uvicorn.
+"""The controller's HTTP API (docs/api.md), a Starlette app served by uvicorn.
 
 The app holds no state of its own beyond a cache of rendered answers: it reads the last tick from
 :meth:`ControllerPort.latest` and hands demand batches to the port's :class:`DemandSink`, one
