@@ -1,6 +1,6 @@
 """Live SDK clients, made on first use and never pickled.
 
-Supplies are pickled into Pulumi state with the providers that hold them (PITFALLS.md): they keep
+Supplies are pickled into Pulumi state with the providers that hold them (docs/supply.md): they keep
 configuration only, and a :class:`ClientCache` that pickles as empty.
 """
 
