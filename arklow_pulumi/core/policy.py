@@ -26,7 +26,7 @@ from dataclasses import dataclass
 
 @dataclass(frozen=True, slots=True, kw_only=True)
 class ScalePolicy:
-    """A pool's scale policy; the defaults are DESIGN.md's "Scale policy".
+    """A pool's scale policy; the defaults are those of docs/scale-policy.md.
 
     Each step limit is the larger of an absolute count and a percentage of the current count
     (set the percentage to 0 for a fixed step); the percentage rounds up for scale-up and down
