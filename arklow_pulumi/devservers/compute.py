@@ -275,36 +275,15 @@ class ComputeServer:
 
     def list_migs(self, project: str, p: dict[str, str], q: dict[str, list[str]], b: Any) -> Any:
         with self.lock:
-            migs = [
-                m
-                for (pr, s, _), m in sorted(self.world.migs.items())
-                if pr == project and s == p["scope"]
-            ]
-            items, token = _page(migs, q)
-            out = {
-                "kind": "compute#instanceGroupManagerList",
-                "id": f"projects/{project}/{p['scope']}/instanceGroupManagers",
-                "items": [self._render_mig(m) for m in items],
-                "selfLink": f"{PREFIX}{project}/{p['scope']}/instanceGroupManagers",
-            }
-        return _with_token(out, token)
+            return _listed(
+                "instanceGroupManager", project, p["scope"], self.world.migs, q, self._render_mig
+            )
 
     def aggregated_migs(self, project: str, p: Any, q: dict[str, list[str]], b: Any) -> Any:
         with self.lock:
-            migs = [m for (pr, _, _), m in sorted(self.world.migs.items()) if pr == project]
-            page, token = _page(migs, q)
-            items: dict[str, Any] = {}
-            for mig in page:
-                items.setdefault(mig.scope, {"instanceGroupManagers": []})[
-                    "instanceGroupManagers"
-                ].append(self._render_mig(mig))
-            out = {
-                "kind": "compute#instanceGroupManagerAggregatedList",
-                "id": f"projects/{project}/aggregated/instanceGroupManagers",
-                "items": items,
-                "selfLink": f"{PREFIX}{project}/aggregated/instanceGroupManagers",
-            }
-        return _with_token(out, token)
+            return _aggregated(
+                "instanceGroupManager", project, self.world.migs, q, self._render_mig
+            )
 
     def _render_autoscaler(self, scaler: Any) -> dict[str, Any]:
         mig = next((m for m in self.world.migs.values() if m.link == scaler.target), None)
@@ -312,40 +291,18 @@ class ComputeServer:
 
     def aggregated_autoscalers(self, project: str, p: Any, q: dict[str, list[str]], b: Any) -> Any:
         with self.lock:
-            scalers = [
-                a for (pr, _, _), a in sorted(self.world.autoscalers.items()) if pr == project
-            ]
-            page, token = _page(scalers, q)
-            items: dict[str, Any] = {}
-            for a in page:
-                items.setdefault(a.scope, {"autoscalers": []})["autoscalers"].append(
-                    self._render_autoscaler(a)
-                )
-            out = {
-                "kind": "compute#autoscalerAggregatedList",
-                "id": f"projects/{project}/aggregated/autoscalers",
-                "items": items,
-                "selfLink": f"{PREFIX}{project}/aggregated/autoscalers",
-            }
-        return _with_token(out, token)
+            return _aggregated(
+                "autoscaler", project, self.world.autoscalers, q, self._render_autoscaler
+            )
 
     def list_autoscalers(
         self, project: str, p: dict[str, str], q: dict[str, list[str]], b: Any
     ) -> Any:
         with self.lock:
-            scalers = [
-                a
-                for (pr, s, _), a in sorted(self.world.autoscalers.items())
-                if pr == project and s == p["scope"]
-            ]
-            page, token = _page(scalers, q)
-            out = {
-                "kind": "compute#autoscalerList",
-                "id": f"projects/{project}/{p['scope']}/autoscalers",
-                "items": [self._render_autoscaler(a) for a in page],
-                "selfLink": f"{PREFIX}{project}/{p['scope']}/autoscalers",
-            }
-        return _with_token(out, token)
+            return _listed(
+                "autoscaler", project, p["scope"], self.world.autoscalers, q,
+                self._render_autoscaler,
+            )
 
     def get_autoscaler(self, project: str, p: dict[str, str], q: Any, b: Any) -> Any:
         with self.lock:
@@ -498,3 +455,45 @@ def _make_handler(server: ComputeServer) -> type[BaseHTTPRequestHandler]:
         do_GET = do_POST = do_PATCH = do_PUT = do_DELETE = _serve
 
     return RequestHandler
+
+
+def _listed(
+    kind: str,
+    project: str,
+    scope: str,
+    objects: dict[tuple[str, str, str], Any],
+    q: dict[str, list[str]],
+    render: Callable[[Any], dict[str, Any]],
+) -> Any:
+    """One page of a ``<kind>s.list`` answer: the project's objects in one scope, by name."""
+    found = [o for (pr, s, _), o in sorted(objects.items()) if pr == project and s == scope]
+    page, token = _page(found, q)
+    out = {
+        "kind": f"compute#{kind}List",
+        "id": f"projects/{project}/{scope}/{kind}s",
+        "items": [render(o) for o in page],
+        "selfLink": f"{PREFIX}{project}/{scope}/{kind}s",
+    }
+    return _with_token(out, token)
+
+
+def _aggregated(
+    kind: str,
+    project: str,
+    objects: dict[tuple[str, str, str], Any],
+    q: dict[str, list[str]],
+    render: Callable[[Any], dict[str, Any]],
+) -> Any:
+    """One page of a ``<kind>s.aggregatedList`` answer: the project's objects by scope."""
+    found = [o for (pr, _, _), o in sorted(objects.items()) if pr == project]
+    page, token = _page(found, q)
+    items: dict[str, Any] = {}
+    for o in page:
+        items.setdefault(o.scope, {f"{kind}s": []})[f"{kind}s"].append(render(o))
+    out = {
+        "kind": f"compute#{kind}AggregatedList",
+        "id": f"projects/{project}/aggregated/{kind}s",
+        "items": items,
+        "selfLink": f"{PREFIX}{project}/aggregated/{kind}s",
+    }
+    return _with_token(out, token)
