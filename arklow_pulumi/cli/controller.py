@@ -48,6 +48,13 @@ def controller() -> None:
 )
 @click.option("--dry-run", is_flag=True, help="Decide and publish, but resize nothing.")
 @click.option(
+    "--allowed-host",
+    "allowed_hosts",
+    multiple=True,
+    help="A Host name the API answers besides the listen address (repeatable); others get 421. "
+    "On loopback, localhost, 127.0.0.1 and ::1 are always answered.",
+)
+@click.option(
     "--lease-seconds",
     type=click.FloatRange(min=0.1),
     default=15.0,
@@ -74,6 +81,7 @@ def run(
     interval: float,
     tokens_file: Path | None,
     dry_run: bool,
+    allowed_hosts: tuple[str, ...],
     lease_seconds: float,
     renew_deadline: float,
     retry_period: float,
@@ -87,7 +95,14 @@ def run(
     timing = LeaseTiming(lease_seconds, renew_deadline, retry_period).check()
     host, port = parse_listen(listen)
     options = RunOptions(
-        resolve_store_url(store_url), host, port, interval, tokens_file, dry_run, timing
+        resolve_store_url(store_url),
+        host,
+        port,
+        interval,
+        tokens_file,
+        dry_run,
+        timing,
+        allowed_hosts,
     )
     sys.exit(run_controller(options))
 

@@ -58,6 +58,7 @@ class RunOptions:
     tokens_file: Path | None = None
     dry_run: bool = False
     timing: LeaseTiming = field(default_factory=LeaseTiming)
+    allowed_hosts: tuple[str, ...] = ()  # Host names answered beside the listen address
 
 
 CLOCK_OFFSET_ENV = settings.CLOCK_OFFSET_ENV.name  # test-only: this replica's clock, shifted
@@ -127,6 +128,7 @@ def _serve(
     listener: socket.socket,
 ) -> int:
     from arklow_pulumi.controller.api import build_app
+    from arklow_pulumi.controller.guarding import allowed_hosts
 
     settings = TickSettings(
         interval_s=options.interval_s, dry_run=options.dry_run, settle_heap=True
@@ -144,7 +146,8 @@ def _serve(
     )
     controller.restore()  # the last published tick is served from the first request on
     loop = Loop(controller, elector.lost)
-    app = build_app(controller, tokens, metrics)
+    hosts = allowed_hosts(options.host, options.allowed_hosts)
+    app = build_app(controller, tokens, metrics, hosts=hosts)
     host, port = listener.getsockname()[:2]
     shown = f"[{host}]" if ":" in host else host
     lease = elector.leading()

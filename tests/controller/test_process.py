@@ -323,3 +323,36 @@ def test_without_tokens_only_loopback_is_served(stack: Stack) -> None:
     )
     assert result.returncode == 2 and result.stdout == ""
     assert result.stderr.count("\n") == 1 and "loopback" in result.stderr
+
+
+def test_a_web_page_can_neither_drive_nor_read_the_controller(
+    stack: Stack, clouds: Clouds, controller_dir: Callable[[str], Path]
+) -> None:
+    """The default no-token mode: a cross-origin "simple" POST (text/plain) and a rebound Host
+    name are refused before any handler, so the demand they carry is never stored; a name given
+    with --allowed-host is answered."""
+    running = ControllerProcess(stack, controller_dir("guarded"), "--allowed-host", "arklow.lan")
+    try:
+        url = running.url()
+        api = httpx.Client(base_url=url, timeout=30)
+        eventually(lambda: api.get("/v1/admission").status_code == 200, "the first tick")
+        report(api, {"search/batch": 1})
+        body = b'{"reports": [{"lane": "search/batch", "demand": 60}]}'
+        evil = {"Content-Type": "text/plain", "Origin": "http://evil.example"}
+        assert api.post("/v1/demand", content=body, headers=evil).status_code == 403
+        plain = {"Content-Type": "text/plain"}
+        assert api.post("/v1/demand", content=body, headers=plain).status_code == 415
+        rebound = {"Host": "rebind.evil.example", "Content-Type": "application/json"}
+        assert api.post("/v1/demand", content=body, headers=rebound).status_code == 421
+        assert api.get("/v1/admission", headers={"Host": "rebind.evil.example"}).status_code == 421
+        allowed = api.get("/v1/admission", headers={"Host": "arklow.lan:8470"})
+        assert allowed.status_code == 200
+        tick = allowed.json()["tick"]
+        doc = eventually(
+            lambda: (d := api.get("/v1/admission").json())["tick"] >= tick + 2 and d,
+            "two more ticks",
+        )
+        assert doc["lanes"]["search/batch"]["demand"] == 1  # the refused 60 never arrived
+    finally:
+        if running.process.poll() is None:
+            running.stop()
