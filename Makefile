@@ -13,9 +13,12 @@ run: $(STAMP) engine
 
 test: lint unit
 
-$(STAMP): pyproject.toml
+# The filling kernel (kernel/, Rust, built by maturin through pip; cargo fetches its crates) is a
+# required dependency of the package, so it is installed first, and again when its source changes.
+$(STAMP): pyproject.toml kernel/pyproject.toml kernel/Cargo.toml kernel/Cargo.lock $(wildcard kernel/src/*.rs)
 	test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
 	$(BIN)/python -m pip install --quiet --disable-pip-version-check --upgrade pip
+	$(BIN)/python -m pip install --quiet --disable-pip-version-check --force-reinstall --no-deps ./kernel
 	$(BIN)/python -m pip install --quiet --disable-pip-version-check -e ".[test]"
 	# The policy pack's SDK pins an older protobuf than google-cloud-compute needs; it works with
 	# the newer one (docs/whatif.md), so it is installed without its dependencies.

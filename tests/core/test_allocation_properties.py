@@ -6,6 +6,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
+import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
@@ -154,3 +155,137 @@ def test_idle_lanes_never_take_capacity_active_lanes_could_use(case: Case) -> No
     for i, k in enumerate(case.keys):
         if active[i] and admit[i] < case.problem.limits[i] - 1e-7:
             assert any(full[p] for p, _ in case.problem.incidences[i]), k
+
+
+# -- the whole documented range: weights and costs 1e-6..1e6, amounts 0..1e12 ----------------------
+
+FACTORS = st.sampled_from([1e-6, 1e-3, 0.5, 1.0, 3.0, 1e3, 1e6]) | st.floats(1e-6, 1e6)
+AMOUNTS = st.sampled_from([0.0, 1e-9, 1.0, 7.0, 20.0, 1e6, 1e12]) | st.floats(0, 1e12)
+CAPACITIES = st.sampled_from([0.0, 1e-9, 1.0, 20.0, 1e6, 1e12]) | st.floats(1e-9, 1e12)
+# exact-reference cases: extreme weights and costs, amounts with no cancellation of their own
+SMALL_AMOUNTS = st.sampled_from([0.0, 0.5, 1.0, 7.0, 20.0, 1e12]) | st.integers(0, 40).map(float)
+
+
+@st.composite
+def wide_cases(
+    draw: st.DrawFn,
+    factors: st.SearchStrategy[float] = FACTORS,
+    amounts: st.SearchStrategy[float] = AMOUNTS,
+    capacities: st.SearchStrategy[float] = CAPACITIES,
+    max_dest: int = 5,
+    max_lanes: int = 3,
+) -> Case:
+    """Like :func:`cases`, with every number drawn from its whole documented range."""
+    n_res = draw(st.integers(1, 3))
+    resources = [f"r{k}" for k in range(n_res)]
+    n_pools = draw(st.integers(n_res, n_res + 3))
+    pool_res = resources + [draw(st.sampled_from(resources)) for _ in range(n_pools - n_res)]
+    capacity = [draw(capacities) for _ in range(n_pools)]
+    members: list[list[str]] = [[] for _ in range(n_pools)]
+    destinations, keys, incidences, weights, limits, demands = [], [], [], [], [], []
+    for d in range(draw(st.integers(1, max_dest))):
+        name = f"d{d}"
+        used = draw(st.lists(st.sampled_from(resources), min_size=1, max_size=n_res, unique=True))
+        chosen = {
+            r: draw(st.sampled_from([p for p, pr in enumerate(pool_res) if pr == r])) for r in used
+        }
+        for p in chosen.values():
+            members[p].append(name)
+        lanes = []
+        for k in range(draw(st.integers(1, max_lanes))):
+            w, lim = draw(factors), draw(amounts)
+            cost = {r: draw(factors) for r in used}
+            lanes.append({"name": f"l{k}", "limit": lim, "weight": w, "cost": cost})
+            keys.append(f"{name}/l{k}")
+            weights.append(w)
+            limits.append(lim)
+            demands.append(draw(amounts))
+            incidences.append([(chosen[r], cost[r]) for r in used])
+        destinations.append({"name": name, "resources": used, "lanes": lanes})
+    pools = [
+        {"name": f"p{p}", "resource": pool_res[p], "capacity": capacity[p], "members": members[p]}
+        for p in range(n_pools)
+    ]
+    doc = {"destinations": destinations, "pools": pools}
+    problem = Problem(weights, limits, demands, incidences, capacity)
+    return Case(doc, dict(zip(keys, demands, strict=True)), keys, problem)
+
+
+def check_invariants(case: Case, result: Allocation) -> None:
+    alloc = [result.lanes[k].allocation for k in case.keys]
+    admit = [result.lanes[k].admission for k in case.keys]
+    for i, k in enumerate(case.keys):
+        e = min(case.problem.demands[i], case.problem.limits[i])
+        assert 0 <= alloc[i] <= e, k
+        assert alloc[i] <= admit[i] <= case.problem.limits[i], k
+    for values in (alloc, admit):
+        for p, used in enumerate(pool_usage(case, values)):
+            assert used <= case.problem.capacity[p] * (1 + TOL), (p, used)
+
+
+@settings(max_examples=1500, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(wide_cases())
+def test_invariants_over_the_whole_documented_range(case: Case) -> None:
+    """Σ allocation × cost ≤ capacity × (1 + 1e-9) in every pool (admission too), allocation ≤
+    min(demand, limit), allocation ≤ admission ≤ limit."""
+    check_invariants(case, run(case))
+
+
+@settings(max_examples=300, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(wide_cases(max_dest=3, max_lanes=2, amounts=SMALL_AMOUNTS, capacities=SMALL_AMOUNTS))
+def test_agrees_with_exact_fractions_with_extreme_weights_and_costs(case: Case) -> None:
+    result = run(case)
+    alloc, admit = exact_allocate(case.problem)
+    for i, k in enumerate(case.keys):
+        assert close(result.lanes[k].allocation, float(alloc[i])), (k, result.lanes[k], alloc[i])
+        assert close(result.lanes[k].admission, float(admit[i])), (k, result.lanes[k], admit[i])
+
+
+def issue_topology(small_weight: float) -> dict[str, Any]:
+    """A heavy lane held at 0 by a pool of its own shares a pool with a light one."""
+    return {
+        "destinations": [
+            {
+                "name": "big",
+                "resources": ["gpu", "cpu"],
+                "lanes": [{"name": "x", "limit": 7, "weight": 1e6, "cost": {"gpu": 1e6}}],
+            },
+            {
+                "name": "small",
+                "resources": ["gpu"],
+                "lanes": [
+                    {"name": "a", "limit": 1e12, "weight": small_weight, "cost": {"gpu": 1e-6}}
+                ],
+            },
+        ],
+        "pools": [
+            {"name": "shared-gpu", "resource": "gpu", "capacity": 20, "members": ["big", "small"]}
+        ],
+    }
+
+
+@pytest.mark.parametrize("small_weight", [1e-6, 1e4, 1.0, 1e6])
+def test_a_heavy_lane_frozen_first_leaves_the_light_ones_the_pool(small_weight: float) -> None:
+    """The running slope of ``shared-gpu`` was 1e12 + w × 1e-6; when ``big/x`` froze at 0 (its
+    ``big/cpu`` pool has no capacity) subtracting 1e12 cancelled it: ``small/a`` got 1e12 units
+    (a million times the pool) with weight 1e-6, 10,995,116 with weight 1e4. It gets the
+    pool: 20 units at cost 1e-6."""
+    doc = issue_topology(small_weight)
+    result = allocate(build_topology(parse_topology(doc)), {"big/x": 7, "small/a": 1e12})
+    small = result.lanes["small/a"]
+    assert small.allocation == pytest.approx(2e7, rel=1e-12)
+    assert small.admission == pytest.approx(2e7, rel=1e-12)
+    assert result.lanes["big/x"].allocation == 0.0
+    assert result.lanes["big/x"].admission == 0.0
+    keys = ["big/x", "small/a"]
+    problem = Problem(
+        [1e6, small_weight],
+        [7.0, 1e12],
+        [7.0, 1e12],
+        [[(0, 1e6), (1, 1.0)], [(0, 1e-6)]],
+        [20.0, 0.0],
+    )
+    case = Case(doc, {"big/x": 7.0, "small/a": 1e12}, keys, problem)
+    check_invariants(case, result)
+    alloc, admit = exact_allocate(problem)
+    assert [float(x) for x in alloc] == [0.0, 2e7] and [float(x) for x in admit] == [0.0, 2e7]

@@ -1,0 +1,29 @@
+"""The progressive-filling kernel of arklow-pulumi's allocation engine (see ``src/lib.rs``)."""
+
+from collections.abc import Iterable
+
+MIN_FACTOR: float
+MAX_FACTOR: float
+MAX_AMOUNT: float
+MAX_POOLS: int
+
+class Network:
+    """A topology's lanes for the filling, checked and copied once."""
+
+    def __init__(
+        self,
+        weights: Iterable[float],
+        limits: Iterable[float],
+        lane_pools: Iterable[Iterable[tuple[int, float]]],
+        pools: int,
+    ) -> None: ...
+    @property
+    def lanes(self) -> int: ...
+    @property
+    def pools(self) -> int: ...
+    def fill(
+        self, caps: Iterable[float], capacity: Iterable[float]
+    ) -> tuple[list[float], list[bool], list[float]]: ...
+    def allocate(
+        self, demands: Iterable[float], capacity: Iterable[float], admission: bool = True
+    ) -> tuple[list[float], list[float], list[float], list[float]]: ...
