@@ -17,6 +17,7 @@ from dataclasses import dataclass
 from arklow_pulumi.controller.auth import Scope
 from arklow_pulumi.controller.ports import DemandReport
 from arklow_pulumi.core.limits import MAX_UNITS
+from arklow_pulumi.reading.text import parse_json
 
 MAX_BODY_BYTES = 1024 * 1024
 MAX_REPORTS = 10_000
@@ -39,8 +40,8 @@ class BatchRefused(Exception):
 def decode_batch(body: bytes, max_reports: int = MAX_REPORTS) -> list[object]:
     """The ``reports`` list of a request body (400 when not JSON, 422 when not that shape)."""
     try:
-        doc = json.loads(body)
-    except (UnicodeDecodeError, json.JSONDecodeError) as exc:
+        doc = parse_json(body)
+    except (ValueError, RecursionError) as exc:  # not JSON, not UTF-8, a key given twice
         raise BatchRefused(400, f"body is not JSON: {_json_problem(exc)}") from None
     if not isinstance(doc, dict) or "reports" not in doc:
         raise BatchRefused(422, 'body must be an object {"reports": [{"lane", "demand"}, ...]}')
@@ -110,4 +111,8 @@ def _shape(i: int, item: object, n: int) -> tuple[str, float]:
 def _json_problem(exc: Exception) -> str:
     if isinstance(exc, json.JSONDecodeError):
         return f"{exc.msg} at line {exc.lineno}, column {exc.colno}"
-    return "not UTF-8"
+    if isinstance(exc, UnicodeDecodeError):
+        return "not UTF-8"
+    if isinstance(exc, RecursionError):
+        return "nested too deeply"
+    return str(exc)
