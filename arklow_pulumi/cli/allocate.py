@@ -8,10 +8,7 @@ the time of a 10,000-lane run). Memory is freed at exit as always.
 
 from __future__ import annotations
 
-import gc
 import sys
-from collections.abc import Iterator
-from contextlib import contextmanager
 from pathlib import Path
 
 import click
@@ -19,18 +16,7 @@ import click
 from arklow_pulumi.cli.rendering import allocation_json, allocation_table
 from arklow_pulumi.core.allocating import allocate as run_allocation
 from arklow_pulumi.reading.files import load_demand, load_topology
-
-
-@contextmanager
-def _without_cyclic_gc() -> Iterator[None]:
-    enabled = gc.isenabled()
-    gc.disable()
-    try:
-        yield
-    finally:
-        if enabled:
-            gc.enable()
-
+from arklow_pulumi.reading.text import no_cyclic_gc
 
 _PATH = click.Path(path_type=Path, dir_okay=False)
 
@@ -43,7 +29,7 @@ _PATH = click.Path(path_type=Path, dir_okay=False)
 )
 def allocate(topology_path: Path, demand_path: Path, fmt: str) -> None:
     """Compute allocation, admission, pool pressure and desired replicas for one tick."""
-    with _without_cyclic_gc():
+    with no_cyclic_gc():
         topology = load_topology(topology_path)
         demand = load_demand(demand_path)
         result = run_allocation(topology, demand)
@@ -59,7 +45,7 @@ def allocate(topology_path: Path, demand_path: Path, fmt: str) -> None:
 @click.option("--demand", "demand_path", type=_PATH, default=None, help="Demand YAML to check too.")
 def validate(topology_path: Path, demand_path: Path | None) -> None:
     """Check a topology (and optionally a demand report); print a summary when it is valid."""
-    with _without_cyclic_gc():
+    with no_cyclic_gc():
         topology = load_topology(topology_path)
         if demand_path is not None:
             from arklow_pulumi.core.allocating import check_demand

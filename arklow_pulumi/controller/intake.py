@@ -16,7 +16,7 @@ from dataclasses import dataclass
 
 from arklow_pulumi.controller.auth import Scope
 from arklow_pulumi.controller.ports import DemandReport
-from arklow_pulumi.core.limits import MAX_UNITS
+from arklow_pulumi.core.limits import units_problem
 from arklow_pulumi.reading.text import parse_json
 
 MAX_BODY_BYTES = 1024 * 1024
@@ -75,15 +75,9 @@ def validate_batch(
             raise BatchRefused(
                 422, f"reports[{i}]: lane {lane!r} is not in the topology", n, i, lane
             )
-        if not (math.isfinite(demand) and 0 <= demand <= MAX_UNITS):
-            raise BatchRefused(
-                422,
-                f"reports[{i}]: demand of lane {lane!r} must be a finite number >= 0"
-                f" and <= {MAX_UNITS:g} (got {demand})",
-                n,
-                i,
-                lane,
-            )
+        problem = units_problem(demand)
+        if problem is not None:
+            raise BatchRefused(422, f"reports[{i}]: demand of lane {lane!r} {problem}", n, i, lane)
     last = dict(pairs)
     return [DemandReport(lane, demand) for lane, demand in last.items()]
 

@@ -19,7 +19,7 @@ from typing import Any
 import yaml
 from yaml.nodes import MappingNode
 
-__all__ = ["MalformedDocument", "parse_document", "parse_json"]
+__all__ = ["MalformedDocument", "no_cyclic_gc", "parse_document", "parse_json"]
 
 _MERGE = "tag:yaml.org,2002:merge"
 _BaseLoader: type[yaml.SafeLoader] = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
@@ -94,8 +94,9 @@ def _unique_object(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
 
 
 @contextmanager
-def _no_cyclic_gc() -> Iterator[None]:
-    """Parsing makes only acyclic containers; the collector would rescan them again and again."""
+def no_cyclic_gc() -> Iterator[None]:
+    """The cyclic collector off for a while: parsing and building make only acyclic containers,
+    hundreds of thousands of them, which the collector would rescan again and again."""
     enabled = gc.isenabled()
     gc.disable()
     try:
@@ -115,7 +116,7 @@ def parse_json(text: str | bytes) -> object:
 def parse_document(text: str) -> object:
     """One document, JSON or YAML, as plain values; :class:`MalformedDocument` if it is not."""
     try:
-        with _no_cyclic_gc():
+        with no_cyclic_gc():
             if text.lstrip()[:1] in ("{", "["):
                 try:
                     return parse_json(text)
