@@ -54,6 +54,13 @@ def _bound(value: float) -> str:
     return f"{value:f}".rstrip("0").rstrip(".") if value != int(value) else str(int(value))
 
 
+def _echo(value: float) -> str:
+    """A value as it was most likely written: 30000000 (not 30000000.0), -1, 0.5, 1e+200."""
+    if isinstance(value, float) and value.is_integer() and abs(value) < 1e16:
+        return str(int(value))
+    return f"{value!r:.40}"
+
+
 def range_problem(value: float, low: float, high: float) -> str | None:
     """A finite number in [low, high]."""
     if low <= value <= high:  # False for NaN too
@@ -61,8 +68,8 @@ def range_problem(value: float, low: float, high: float) -> str | None:
     if value != value or value in (float("inf"), float("-inf")):
         return f"must be a finite number (got {value!r})"
     if value < low:
-        return f"must be greater than or equal to {_bound(low)} (got {value!r:.40})"
-    return f"must be less than or equal to {_bound(high)} (got {value!r:.40})"
+        return f"must be greater than or equal to {_bound(low)} (got {_echo(value)})"
+    return f"must be less than or equal to {_bound(high)} (got {_echo(value)})"
 
 
 def units_problem(value: float) -> str | None:
@@ -73,7 +80,7 @@ def units_problem(value: float) -> str | None:
 def capacity_problem(value: float) -> str | None:
     """A static capacity: 0, or at least 1e-9 (so that pressure stays finite), at most 1e12."""
     if 0 < value < MIN_CAPACITY:
-        return f"must be 0 or at least {MIN_CAPACITY:g} (got {value!r})"
+        return f"must be 0 or at least {MIN_CAPACITY:g} (got {value!r:.40})"
     return range_problem(value, 0.0, MAX_UNITS)
 
 

@@ -159,3 +159,27 @@ def target(hi: int = 5, upr: float = 1.0, group: str = "g") -> ScaleTarget:
 def test_objects_built_in_code_meet_the_same_ranges(field: str, make: Any) -> None:
     with pytest.raises(InvalidInput, match=f"field '{field}'"):
         make()
+
+
+SAME_WORDS = [
+    # (field, document, the same value built in code): one rule, one message, on both paths
+    ("weight", doc(lane={"weight": 30_000_000}), lambda: add_destination(Topology(), Destination("d", ("gpu",), (Lane("d", "l", 5, 3e7),)))),
+    ("limit", doc(lane={"limit": -1}), lambda: add_destination(Topology(), Destination("d", ("gpu",), (Lane("d", "l", -1.0),)))),
+    ("capacity", doc(pool={"capacity": 1e-12}), lambda: add_pool(Topology(), Pool("p", "gpu", capacity=1e-12))),
+    ("max_replicas", doc(target={"max_replicas": 10**7}), lambda: add_pool(Topology(), Pool("p", "gpu", scale_targets=(target(hi=10**7),)))),
+    ("name", doc(dest={"name": "d" * 256}), lambda: add_destination(Topology(), Destination("d" * 256))),
+]  # fmt: skip
+
+
+@pytest.mark.parametrize(("field", "document", "make"), SAME_WORDS, ids=[c[0] for c in SAME_WORDS])
+def test_a_field_breaks_its_rule_in_the_same_words_on_every_path(
+    field: str, document: dict[str, Any], make: Any
+) -> None:
+    with pytest.raises(InvalidInput) as from_file:
+        build_topology(parse_topology(document))
+    with pytest.raises(InvalidInput) as from_code:
+        make()
+    messages = {p.message for p in from_file.value.problems if p.field == field}
+    assert messages and messages == {
+        p.message for p in from_code.value.problems if p.field == field
+    }
