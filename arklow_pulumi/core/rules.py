@@ -14,16 +14,27 @@ caller that stores the result only after the call returns can never store a brok
 
 Standalone pools are created and collected automatically: one that has no member and no scale
 target left is removed. Declared pools stay until deleted.
+
+A whole topology read from a document is checked here too, all at once
+(:func:`assemble_topology`): a declared pool lists its members; every (destination, resource) not
+listed by any pool is in the destination's standalone pool ``<destination>/<resource>`` (T1),
+whose capacity is the destination's ``standalone_capacity`` for that resource; a member must draw
+from the pool's resource (T3) and be in one pool per resource (T2); a declared pool may carry a
+standalone pool's name if that destination is one of its members (T7). Every problem is collected
+and raised together; nothing is half built. The incremental functions and the whole-topology
+check share each message.
 """
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+from collections import Counter
+from collections.abc import Collection, Iterable, Iterator, Sequence
 from dataclasses import replace
 
-from arklow_pulumi.core.errors import Problem, TopologyRuleViolation
+from arklow_pulumi.core.errors import InvalidInput, Problem, TopologyRuleViolation
 from arklow_pulumi.core.topology import (
     Destination,
+    GroupRef,
     Pool,
     ScaleTarget,
     Topology,
@@ -56,13 +67,12 @@ def _with(
     )
 
 
-def free_pool_name(pools: Iterable[str], wanted: str) -> str:
+def free_pool_name(pools: Collection[str], wanted: str) -> str:
     """``wanted``, or ``wanted.2``, ``wanted.3``… when a pool already holds the name."""
-    taken = set(pools)
-    if wanted not in taken:
+    if wanted not in pools:
         return wanted
     n = 2
-    while f"{wanted}.{n}" in taken:
+    while f"{wanted}.{n}" in pools:
         n += 1
     return f"{wanted}.{n}"
 
@@ -207,8 +217,7 @@ def join(topo: Topology, destination: str, pool: str) -> Topology:
         raise _refuse(
             f"membership of destination {destination!r} in pool {pool!r}",
             "pool",
-            f"destination {destination!r} does not draw from resource {target.resource!r} "
-            f"(it draws from {list(dest.resources)}); it would wait on an unrelated constraint",
+            _not_drawn_from(dest, target.resource),
         )
     current = topo.memberships[(destination, target.resource)]
     if current == pool:
@@ -239,19 +248,35 @@ def leave(topo: Topology, destination: str, pool: str) -> Topology:
 # -- scale targets ---------------------------------------------------------------------------
 
 
+def _not_drawn_from(dest: Destination, resource: str) -> str:
+    """T3's message."""
+    return (
+        f"destination {dest.name!r} does not draw from resource {resource!r} "
+        f"(it draws from {list(dest.resources)}); it would wait on an unrelated constraint"
+    )
+
+
+def _name_taken(obj: str, pool: str) -> Problem:
+    return Problem(obj, "name", f"a scale target of this name is in pool {pool!r}")
+
+
+def _group_taken(obj: str, group: GroupRef, target: str, pool: str) -> Problem:
+    return Problem(
+        obj,
+        "group",
+        f"group {group} is already scale target {target!r} of pool {pool!r}; two targets "
+        "would fight over one group",
+    )
+
+
 def _target_conflicts(topo: Topology, pool: str, target: ScaleTarget) -> Iterable[Problem]:
     obj = f"pool {pool!r}, scale target {target.name!r}"
     for other in topo.pools.values():
         for existing in other.scale_targets:
             if existing.name == target.name and other.name != pool:
-                yield Problem(obj, "name", f"a scale target of this name is in pool {other.name!r}")
+                yield _name_taken(obj, other.name)
             elif existing.group == target.group and existing.name != target.name:
-                yield Problem(
-                    obj,
-                    "group",
-                    f"group {target.group} is already scale target {existing.name!r} "
-                    f"of pool {other.name!r}; two targets would fight over one group",
-                )
+                yield _group_taken(obj, target.group, existing.name, other.name)
 
 
 def attach_target(topo: Topology, pool: str, target: ScaleTarget) -> Topology:
@@ -282,3 +307,135 @@ def detach_target(topo: Topology, pool: str, name: str) -> Topology:
     memberships = dict(topo.memberships)
     _collect(pools, memberships, pool)
     return _with(topo, pools=pools)
+
+
+# -- a whole topology at once ------------------------------------------------------------
+
+Declared = tuple[Pool, Sequence[str]]
+"""A declared pool, built, with the members its spec lists (in order, duplicates kept)."""
+
+
+def assemble_topology(
+    destinations: Sequence[Destination],
+    declared: Sequence[Declared],
+) -> Topology:
+    """The topology of built destinations and declared pools (each with the members its spec
+    lists), once every rule that spans fields or objects holds; else :class:`InvalidInput`
+    naming each problem. The objects' fields were checked by the schema."""
+    by_name = {d.name: d for d in destinations}
+    problems = list(_problems(destinations, by_name, declared))
+    if problems:
+        raise InvalidInput(problems)
+    return _assemble(by_name, declared)
+
+
+def owner_of(pool: str, resource: str, members: Sequence[str]) -> str | None:
+    """The member whose standalone pool this declared pool is (T7), if any (the last listed)."""
+    owner = None
+    for member in members:
+        if pool == standalone_pool_name(member, resource):
+            owner = member
+    return owner
+
+
+def _problems(
+    listed: Sequence[Destination],
+    destinations: dict[str, Destination],
+    declared: Sequence[Declared],
+) -> Iterator[Problem]:
+    for name, n in Counter(d.name for d in listed).items():
+        if n > 1:
+            yield Problem(f"destination {name!r}", "name", f"duplicate destination name ({n}×)")
+    for name, n in Counter(p.name for p, _ in declared).items():
+        if n > 1:
+            yield Problem(f"pool {name!r}", "name", f"duplicate pool name ({n}×)")
+    for dest in destinations.values():
+        yield from destination_problems(dest, fields_checked=True)
+    yield from _target_problems([p for p, _ in declared])
+    yield from _membership_problems(declared, destinations)
+
+
+def _target_problems(pools: list[Pool]) -> Iterator[Problem]:
+    seen_names: dict[str, str] = {}
+    seen_groups: dict[GroupRef, tuple[str, str]] = {}
+    for pool in pools:
+        yield from pool_problems(pool, fields_checked=True)
+        for target in pool.scale_targets:
+            obj = f"pool {pool.name!r}, scale target {target.name!r}"
+            other_pool = seen_names.setdefault(target.name, pool.name)
+            if other_pool != pool.name:
+                yield _name_taken(obj, other_pool)
+            other = seen_groups.setdefault(target.group, (pool.name, target.name))
+            if other != (pool.name, target.name):
+                yield _group_taken(obj, target.group, other[1], other[0])
+
+
+def _membership_problems(
+    declared: Sequence[Declared], destinations: dict[str, Destination]
+) -> Iterator[Problem]:
+    claimed: dict[tuple[str, str], str] = {}
+    for pool, members in declared:
+        obj = f"pool {pool.name!r}"
+        unique = dict.fromkeys(members)
+        if len(unique) != len(members):
+            for member, n in Counter(members).items():
+                if n > 1:
+                    yield Problem(obj, "members", f"destination {member!r} is listed {n} times")
+        for member in unique:
+            dest = destinations.get(member)
+            if dest is None:
+                yield Problem(obj, "members", f"unknown destination {member!r}")
+                continue
+            if pool.resource not in dest.resources:
+                yield Problem(obj, "members", _not_drawn_from(dest, pool.resource))
+                continue
+            first = claimed.setdefault((member, pool.resource), pool.name)
+            if first != pool.name:
+                yield Problem(
+                    obj,
+                    "members",
+                    f"destination {member!r} is already in pool {first!r} for resource "
+                    f"{pool.resource!r}; a destination belongs to one pool per resource",
+                )
+    yield from _reserved_name_problems(declared, destinations, claimed)
+
+
+def _reserved_name_problems(
+    declared: Sequence[Declared],
+    destinations: dict[str, Destination],
+    claimed: dict[tuple[str, str], str],
+) -> Iterator[Problem]:
+    if not any("/" in pool.name for pool, _ in declared):
+        return  # a standalone pool's name is '<destination>/<resource>'
+    standalone = {
+        standalone_pool_name(d.name, r): (d.name, r)
+        for d in destinations.values()
+        for r in d.resources
+    }
+    for pool, _ in declared:
+        owner = standalone.get(pool.name)
+        if owner is not None and claimed.get(owner) != pool.name:
+            yield Problem(
+                f"pool {pool.name!r}",
+                "name",
+                f"the name is that of the standalone pool of destination {owner[0]!r} for "
+                f"resource {owner[1]!r}, which is not a member of it",
+            )
+
+
+def _assemble(destinations: dict[str, Destination], declared: Sequence[Declared]) -> Topology:
+    pools: dict[str, Pool] = {}
+    memberships: dict[tuple[str, str], str] = {}
+    for pool, members in declared:
+        for member in members:
+            memberships[(member, pool.resource)] = pool.name
+        pools[pool.name] = pool
+    for dest in destinations.values():
+        for resource in dest.resources:
+            if (dest.name, resource) not in memberships:
+                _give_standalone(pools, memberships, dest, resource)  # T1
+    return Topology(
+        destinations=frozen_map(destinations),
+        pools=frozen_map(pools),
+        memberships=frozen_map(memberships),
+    )

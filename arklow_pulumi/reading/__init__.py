@@ -4,7 +4,7 @@ resource inputs, ``POST /v1/demand`` bodies — goes one way: text to plain valu
 a key given twice refused in both), plain values to the schema's models with each field checked
 by the rules of :mod:`arklow_pulumi.core.limits` (:mod:`~arklow_pulumi.reading.parsing`,
 :mod:`~arklow_pulumi.reading.spec`), models to core values whose cross-object rules the core
-checks (:func:`~arklow_pulumi.core.building.assemble_topology`).
+checks (:func:`~arklow_pulumi.core.rules.assemble_topology`).
 :mod:`~arklow_pulumi.reading.files` reads files that way.
 
 In this project a *document* is always a value as plain JSON-ready data (dicts, lists, strings,

@@ -5,7 +5,7 @@ stack config and from the arguments of the Pulumi resources. They check each fie
 its type here (numbers are strict: ``"5"`` and ``true`` are not numbers), its range and the name
 rule with the functions of :mod:`arklow_pulumi.core.limits` (the one home of those rules, which
 documents them). Rules that span objects (unknown members, a second pool for one resource, ...)
-are checked by :func:`~arklow_pulumi.core.building.assemble_topology` when the topology is built.
+are checked by :func:`~arklow_pulumi.core.rules.assemble_topology` when the topology is built.
 """
 
 from __future__ import annotations
@@ -15,7 +15,6 @@ from typing import Annotated, Any
 
 from pydantic import AfterValidator, BaseModel, ConfigDict, Field, model_validator
 
-from arklow_pulumi.core.building import assemble_topology, owner_of
 from arklow_pulumi.core.limits import (
     DEFAULT_HEADROOM,
     TargetKind,
@@ -31,6 +30,7 @@ from arklow_pulumi.core.limits import (
     units_problem,
 )
 from arklow_pulumi.core.policy import DEFAULT_POLICY, ScalePolicy
+from arklow_pulumi.core.rules import assemble_topology, owner_of
 from arklow_pulumi.core.topology import (
     EMPTY,
     Destination,
