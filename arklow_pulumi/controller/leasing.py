@@ -103,6 +103,7 @@ class SoleElector:
         return math.inf  # no other controller can take the lease while the lock is held
 
     def release(self) -> None:
+        self._held = False
         lock, self.lock = self.lock, None
         if lock is None:
             return
