@@ -18,6 +18,7 @@ from dataclasses import replace
 from pathlib import Path
 
 from arklow_pulumi.core.errors import InvalidInput
+from arklow_pulumi.core.policy import clamp
 from arklow_pulumi.core.topology import Pool, ScaleTarget, Topology
 from arklow_pulumi.reading.files import read_document
 from arklow_pulumi.reading.parsing import parse_topology
@@ -123,7 +124,7 @@ def carry_replicas(before: Topology, after: Topology) -> Topology:
     def carried(target: ScaleTarget) -> ScaleTarget:
         if target.name not in current:
             return target
-        count = min(max(current[target.name], target.min_replicas), target.max_replicas)
+        count = clamp(current[target.name], target.min_replicas, target.max_replicas)
         return replace(target, replicas=count)
 
     pools: dict[str, Pool] = {

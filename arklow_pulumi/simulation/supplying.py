@@ -12,6 +12,7 @@ from __future__ import annotations
 from collections import deque
 
 from arklow_pulumi.core.deciding import Observed
+from arklow_pulumi.core.policy import clamp
 from arklow_pulumi.core.topology import ScaleTarget
 
 
@@ -55,7 +56,7 @@ class SimulatedGroup:
 
     def resize(self, desired: int, now: float, launch_delay: float) -> None:
         """Set the group's size (clamped to [min, max]), launching or stopping the difference."""
-        desired = max(self.low, min(self.high, desired))
+        desired = clamp(desired, self.low, self.high)
         change = desired - self.current
         self._seen = None
         if change > 0:

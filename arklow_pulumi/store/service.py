@@ -23,6 +23,7 @@ from sqlalchemy import Connection, Row, select
 from sqlalchemy.exc import DBAPIError, IntegrityError
 
 from arklow_pulumi.core import rules
+from arklow_pulumi.core.policy import clamp
 from arklow_pulumi.core.topology import (
     Destination,
     Pool,
@@ -396,7 +397,7 @@ def attach_target(
 
 def _adopt_target(topo: Topology, current: Pool, pool: str, target: ScaleTarget) -> Topology:
     stored = next(t for t in current.scale_targets if t.name == target.name)
-    replicas = min(max(stored.replicas, target.min_replicas), target.max_replicas)
+    replicas = clamp(stored.replicas, target.min_replicas, target.max_replicas)
     target = replace(target, replicas=replicas)
     if current.name == pool:
         return rules.update_target(topo, pool, target)
