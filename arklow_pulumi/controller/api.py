@@ -40,7 +40,7 @@ from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
 from arklow_pulumi.controller import auth
 from arklow_pulumi.controller.committing import GroupCommitter
-from arklow_pulumi.controller.documents import lane_document, pool_document
+from arklow_pulumi.controller.documents import lane_view_document, pool_view_document
 from arklow_pulumi.controller.guarding import RequestGuard
 from arklow_pulumi.controller.intake import (
     MAX_BODY_BYTES,
@@ -212,7 +212,7 @@ class Api:
                 "time": published.time.isoformat(),
                 "stale": stale,
                 "lanes": {
-                    key: lane_document(lane)
+                    key: lane_view_document(lane)
                     for key, lane in lanes.items()
                     if scope_key is None or caller.scope.may_read_lane(key)
                 },
@@ -232,7 +232,7 @@ class Api:
             raise Refusal(404, f"lane {key!r} is not in the published tick {published.tick}")
         stale = self.is_stale(published)
         doc = {"lane": key, "tick": published.tick, "time": published.time.isoformat()}
-        doc |= lane_document(lane)
+        doc |= lane_view_document(lane)
         doc["stale"] = stale or lane.stale  # one flag: the tick or the lane's reports are old
         body = _json(doc)
         return self.conditional(request, Rendered(body, _etag(body)))
@@ -242,7 +242,7 @@ class Api:
         published = self.published()
 
         def build() -> dict[str, Any]:
-            pools = {name: pool_document(pool) for name, pool in published.pools.items()}
+            pools = {name: pool_view_document(pool) for name, pool in published.pools.items()}
             return {"tick": published.tick, "pools": pools}
 
         rendered = await self.rendered("pools", None, False, published, build)

@@ -1,8 +1,8 @@
 """A published tick as a JSON document and back: the runtime store keeps it in this form, and the
 HTTP answers of docs/api.md are views of the
 :class:`~arklow_pulumi.controller.ports.Published` value (``/v1/admission``: ``tick``, ``time``,
-``lanes``; ``/v1/pools``: ``tick``, ``pools``), rendered by :func:`lane_document` and
-:func:`pool_document`.
+``lanes``; ``/v1/pools``: ``tick``, ``pools``), rendered by :func:`lane_view_document` and
+:func:`pool_view_document`.
 
 Lanes carry one field beyond the contract's four, ``stale``: the lane had no report fresher than
 the TTL, so its last admission was kept.
@@ -46,7 +46,7 @@ def published_document(published: Published) -> dict[str, Any]:
         "time": published.time.isoformat(),
         "lane_keys": list(published.lanes),
         "lane_numbers": _packed(published.lanes),
-        "pools": {name: pool_document(pool) for name, pool in published.pools.items()},
+        "pools": {name: pool_view_document(pool) for name, pool in published.pools.items()},
     }
 
 
@@ -67,7 +67,7 @@ class _Unusual(Exception):
 
 
 def pools_json(pools: Mapping[str, PoolView]) -> str:
-    """``json.dumps({name: pool_document(pool) ...}, separators=(",", ":"))``, the same text to
+    """``json.dumps({name: pool_view_document(pool) ...}, separators=(",", ":"))``, the same text to
     the character, written directly: a tick publishes 1,000 pools and more, and the dictionaries
     plus the generic encoder cost several times the text itself. Names and strings are escaped by
     the encoder's own function, plain floats written as ``float.__repr__`` and ints as
@@ -77,7 +77,7 @@ def pools_json(pools: Mapping[str, PoolView]) -> str:
     try:
         return "{" + ",".join([f"{_text(name)}:{_pool_json(p)}" for name, p in pools.items()]) + "}"
     except (_Unusual, TypeError):
-        documents = {name: pool_document(pool) for name, pool in pools.items()}
+        documents = {name: pool_view_document(pool) for name, pool in pools.items()}
         return json.dumps(documents, separators=(",", ":"))
 
 
@@ -169,7 +169,7 @@ def _unpacked(keys: Sequence[str], text: str) -> LaneColumns:
     return LaneColumns(keys, demand, allocation, held, admission, stale)
 
 
-def lane_document(lane: LaneView) -> dict[str, Any]:
+def lane_view_document(lane: LaneView) -> dict[str, Any]:
     return {
         "demand": lane.demand,
         "allocation": lane.allocation,
@@ -179,7 +179,7 @@ def lane_document(lane: LaneView) -> dict[str, Any]:
     }
 
 
-def pool_document(pool: PoolView) -> dict[str, Any]:
+def pool_view_document(pool: PoolView) -> dict[str, Any]:
     return {
         "resource": pool.resource,
         "capacity": pool.capacity,

@@ -11,7 +11,7 @@ from dataclasses import replace
 from typing import Any
 
 from arklow_pulumi.controller.acting import plan_of, with_detail
-from arklow_pulumi.controller.documents import lane_document, pool_document
+from arklow_pulumi.controller.documents import lane_view_document, pool_view_document
 from arklow_pulumi.controller.ticking import Controller, PlanView
 from arklow_pulumi.supply.errors import SupplyError
 
@@ -45,8 +45,8 @@ def plan_document(view: PlanView) -> dict[str, Any]:
         changes.append(entry)
     return {
         "time": published.time.isoformat(),
-        "lanes": {key: lane_document(lane) for key, lane in published.lanes.items()},
-        "pools": {name: pool_document(pool) for name, pool in published.pools.items()},
+        "lanes": {key: lane_view_document(lane) for key, lane in published.lanes.items()},
+        "pools": {name: pool_view_document(pool) for name, pool in published.pools.items()},
         "changes": changes,
         "supply_errors": {
             str(tid): str(error) for tid, error in sorted(view.observation.errors.items())

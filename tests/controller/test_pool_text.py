@@ -1,5 +1,5 @@
 """The published pools written directly as text (``documents.pools_json``) are the encoder's text of
-:func:`~arklow_pulumi.controller.documents.pool_document`, character for character: odd names
+:func:`~arklow_pulumi.controller.documents.pool_view_document`, character for character: odd names
 (quotes, backslashes, control characters, non-ASCII), no pressure, tiny and huge floats, -0.0;
 and the figures the direct text leaves to the encoder (NaN, infinities, ints or bools where a
 float is expected, bools where an int is) are written as the encoder writes them."""
@@ -14,7 +14,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from arklow_pulumi.controller.documents import (
-    pool_document,
+    pool_view_document,
     pools_json,
     published_document,
     published_from_document,
@@ -56,7 +56,7 @@ def pools(
 
 def encoder_text(views: dict[str, PoolView]) -> str:
     """The text as published_json wrote it before (the reference)."""
-    documents = {name: pool_document(pool) for name, pool in views.items()}
+    documents = {name: pool_view_document(pool) for name, pool in views.items()}
     return json.dumps(documents, separators=(",", ":"))
 
 
