@@ -24,7 +24,7 @@ from datetime import UTC, datetime
 from pathlib import Path
 
 from arklow_pulumi.core.errors import InvalidInput
-from arklow_pulumi.core.limits import MAX_UNITS
+from arklow_pulumi.core.limits import MAX_UNITS, units_problem
 
 HEADER = ("time", "lane", "demand")
 MAX_TRACE_SECONDS = 1e10  # about 317 years after the trace's first row
@@ -132,11 +132,10 @@ class _Rows:
         try:
             value = float(raw)
         except ValueError:
-            value = math.nan
-        if not (math.isfinite(value) and 0 <= value <= MAX_UNITS):
-            raise self.fail(
-                line, "demand", f"must be a finite number in [0, {MAX_UNITS:g}] (got {raw!r:.40})"
-            )
+            raise self.fail(line, "demand", f"must be a number (got {raw!r:.40})") from None
+        problem = units_problem(value)  # the range of every demand and limit, with its words
+        if problem is not None:
+            raise self.fail(line, "demand", problem)
         return value
 
 
