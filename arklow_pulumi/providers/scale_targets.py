@@ -46,6 +46,7 @@ from arklow_pulumi.providers.storing import (
 from arklow_pulumi.reading.spec import ScaleTargetSpec, target_from_spec
 from arklow_pulumi.store.identity import new_create_id
 from arklow_pulumi.supply.contract import Supply
+from arklow_pulumi.supply.errors import MissingCredentials
 from arklow_pulumi.supply.selecting import EndpointConfig, supply_for
 from arklow_pulumi.supply.verifying import verify_target
 from arklow_pulumi.topology_documents import target_document
@@ -149,14 +150,19 @@ def _supply(kind: str, config: EndpointConfig) -> Supply:
 PREVIEW_DESCRIBE_SECONDS = 5.0
 
 
-def _within(seconds: float, call: Callable[[], list[Problem]]) -> list[Problem] | None:
+def _within(
+    seconds: float, call: Callable[[], list[Problem]]
+) -> list[Problem] | MissingCredentials | None:
     """``call()``'s result, or None when it fails or takes longer than ``seconds`` (it then
-    finishes, or not, on a daemon thread that never holds the provider process open)."""
-    found: list[list[Problem]] = []
+    finishes, or not, on a daemon thread that never holds the provider process open). Missing
+    credentials are returned: they are known now, and every later call would fail on them."""
+    found: list[list[Problem] | MissingCredentials] = []
 
     def run() -> None:
         try:
             found.append(call())
+        except MissingCredentials as exc:
+            found.append(exc)
         except Exception:  # no cloud access: the bounds wait for ``create``
             return
 
@@ -194,9 +200,9 @@ class ScaleTargetProvider(StoreProvider):
 
     def _bounds_if_described(self, checked: dict[str, Any]) -> list[CheckFailure]:
         """``[min_replicas, max_replicas]`` against the group's own bounds, when the group can
-        be described within :data:`PREVIEW_DESCRIBE_SECONDS`. Otherwise (no cloud access at
-        preview, no such group yet: the program may create it) nothing is reported here and
-        ``create`` checks again."""
+        be described within :data:`PREVIEW_DESCRIBE_SECONDS`, and missing credentials for the
+        cloud. Otherwise (no cloud access at preview, no such group yet: the program may create
+        it) nothing is reported here and ``create`` checks again."""
         if any(is_unknown(v) for v in checked.values()):
             return []
         target = _target(checked)
@@ -204,6 +210,8 @@ class ScaleTargetProvider(StoreProvider):
         problems = _within(
             PREVIEW_DESCRIBE_SECONDS, lambda: verify_target(target, _supply(target.kind, config))
         )
+        if isinstance(problems, MissingCredentials):
+            return [CheckFailure("group", f"scale target {target.name!r}: {problems}")]
         return [CheckFailure(p.field, str(p)) for p in problems or () if p.field != "group"]
 
     @staticmethod

@@ -22,6 +22,7 @@ from arklow_pulumi.supply import fencing
 from arklow_pulumi.supply.clients import ClientCache
 from arklow_pulumi.supply.errors import (
     GroupNotFound,
+    MissingCredentials,
     PermanentSupplyError,
     SupplyError,
     TemporarySupplyError,
@@ -229,7 +230,11 @@ def map_aws_error(exc: Exception, ref: GroupRef | None) -> SupplyError:
     if isinstance(exc, (ConnectionError, HTTPClientError)):
         return TemporarySupplyError(f"cannot reach the Auto Scaling API: {exc}", ref)
     if isinstance(exc, NoCredentialsError):
-        return PermanentSupplyError("no AWS credentials found", ref)
+        return MissingCredentials(
+            "no AWS credentials found (set AWS_ACCESS_KEY_ID and AWS_SECRET_ACCESS_KEY, or "
+            "AWS_PROFILE; a test endpoint in AWS_ENDPOINT_URL takes any)",
+            ref,
+        )
     if isinstance(exc, NoRegionError):
         return PermanentSupplyError("no AWS region given (--region or AWS_DEFAULT_REGION)", ref)
     if isinstance(exc, InvalidRegionError):

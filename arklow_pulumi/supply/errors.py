@@ -35,6 +35,11 @@ class TemporarySupplyError(SupplyError):
         super().__init__(message, ref)
 
 
+class MissingCredentials(PermanentSupplyError):
+    """No credentials for the cloud at all: nothing can be described or resized until they are
+    given, so this is reported as early as it is known (``pulumi preview``), not left for later."""
+
+
 class GroupNotFound(PermanentSupplyError):
     """The group does not exist (or is not visible with these credentials)."""
 

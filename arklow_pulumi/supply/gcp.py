@@ -405,7 +405,10 @@ class GcpMigSupply:
                 "(e.g. http://127.0.0.1:8085)",
                 ref,
             )
-        return self._clients.get(name, lambda: self._make_client(name))
+        try:
+            return self._clients.get(name, lambda: self._make_client(name))
+        except Exception as exc:  # made here, outside any mapped call: no credentials, mostly
+            raise map_gcp_error(exc, ref) from exc
 
     def _make_client(self, name: str) -> Any:
         from google.cloud import compute_v1

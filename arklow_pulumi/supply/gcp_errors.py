@@ -13,6 +13,7 @@ from __future__ import annotations
 from arklow_pulumi.core.topology import GroupRef
 from arklow_pulumi.supply.errors import (
     GroupNotFound,
+    MissingCredentials,
     PermanentSupplyError,
     SupplyError,
     TemporarySupplyError,
@@ -49,7 +50,13 @@ def map_gcp_error(exc: Exception, ref: GroupRef | None) -> SupplyError:
     from google.auth import exceptions as auth_exc
 
     if isinstance(exc, auth_exc.DefaultCredentialsError):
-        return PermanentSupplyError(f"no Google credentials: {exc}", ref)
+        return MissingCredentials(
+            "no Google credentials found (no Application Default Credentials: set "
+            "GOOGLE_APPLICATION_CREDENTIALS to a key file, or run `gcloud auth "
+            "application-default login`; a test endpoint in ARKLOW_GCP_COMPUTE_ENDPOINT needs "
+            "none)",
+            ref,
+        )
     if isinstance(exc, ValueError) and str(exc).startswith("Invalid request"):
         # google-api-core refuses a request whose path fields do not fit the URI template (an
         # empty zone, a "/" in a name); its message is a screenful of the template.

@@ -134,6 +134,17 @@ def cases(d: Path, compute_url: str, moto_url: str) -> list[Case]:
             no_aws_credentials=True,
         ),
         Case(
+            "no Google credentials",
+            ("supply", "describe", "--kind", "gcp_mig", "--name", "w", "--project", "p", "--zone", "z"),
+            "no Google credentials",
+            env={
+                "ARKLOW_GCP_COMPUTE_ENDPOINT": "",
+                "GOOGLE_APPLICATION_CREDENTIALS": "",
+                "CLOUDSDK_CONFIG": str(d / "no-gcloud"),
+                "NO_GCE_CHECK": "True",
+            },
+        ),
+        Case(
             "HTML error page",
             (*asg, "--name", "web", "--region", REGION),
             "HTTP 404 Not Found",

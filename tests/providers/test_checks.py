@@ -3,6 +3,8 @@
 
 from __future__ import annotations
 
+import socket
+from pathlib import Path
 from typing import Any
 
 import pytest
@@ -88,6 +90,18 @@ def target_news(**overrides: Any) -> dict[str, Any]:
     return {**news, **overrides}
 
 
+@pytest.fixture
+def unreachable_aws(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Credentials, but no AWS to reach (a closed port): preview leaves the bounds to create."""
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        port = sock.getsockname()[1]
+    monkeypatch.setenv("AWS_ENDPOINT_URL", f"http://127.0.0.1:{port}")
+    monkeypatch.setenv("AWS_ACCESS_KEY_ID", "testing")
+    monkeypatch.setenv("AWS_SECRET_ACCESS_KEY", "testing")
+
+
+@pytest.mark.usefixtures("unreachable_aws")
 def test_scale_target_check_accepts_floats_for_counts_and_normalizes() -> None:
     result = ScaleTargetProvider().check({}, target_news())
     assert result.failures == []
@@ -118,6 +132,37 @@ def test_scale_target_check_names_the_field(
         (f.property, f.reason) for f in result.failures
     ]
     assert all(f.reason.startswith("pool ") for f in result.failures)
+
+
+@pytest.mark.parametrize(
+    ("group", "missing"),
+    [
+        ({"kind": "aws_asg", "name": "asg-a", "region": "us-east-1"}, "no AWS credentials"),
+        (
+            {"kind": "gcp_mig", "name": "mig-a", "project": "p", "zone": "us-central1-a"},
+            "no Google credentials",
+        ),
+    ],
+)
+def test_missing_cloud_credentials_fail_at_preview(
+    monkeypatch: pytest.MonkeyPatch, tmp_path: Path, group: dict[str, str], missing: str
+) -> None:
+    """Known at preview, so reported there (one line naming the target and what is missing),
+    not as a traceback halfway through ``pulumi up``."""
+    for key in ("AWS_ACCESS_KEY_ID", "AWS_SECRET_ACCESS_KEY", "AWS_SESSION_TOKEN", "AWS_PROFILE"):
+        monkeypatch.delenv(key, raising=False)
+    for key in ("GOOGLE_APPLICATION_CREDENTIALS", "ARKLOW_GCP_COMPUTE_ENDPOINT"):
+        monkeypatch.delenv(key, raising=False)
+    monkeypatch.setenv("AWS_SHARED_CREDENTIALS_FILE", str(tmp_path / "none"))
+    monkeypatch.setenv("AWS_CONFIG_FILE", str(tmp_path / "none"))
+    monkeypatch.setenv("AWS_EC2_METADATA_DISABLED", "true")
+    monkeypatch.setenv("CLOUDSDK_CONFIG", str(tmp_path / "gcloud"))
+    monkeypatch.setenv("NO_GCE_CHECK", "True")
+    result = ScaleTargetProvider().check({}, target_news(arklow_name=group["name"], group=group))
+    assert [f.property for f in result.failures] == ["group"]
+    (reason,) = reasons(result)
+    assert missing in reason and f"scale target {group['name']!r}" in reason
+    assert "\n" not in reason and "Traceback" not in reason
 
 
 def test_membership_check_requires_names() -> None:
