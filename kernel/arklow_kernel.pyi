@@ -25,5 +25,9 @@ class Network:
         self, caps: Iterable[float], capacity: Iterable[float]
     ) -> tuple[list[float], list[bool], list[float]]: ...
     def allocate(
-        self, demands: Iterable[float], capacity: Iterable[float], admission: bool = True
+        self,
+        demands: Iterable[float],
+        capacity: Iterable[float],
+        admission: bool = True,
+        max_demand: float = ...,
     ) -> tuple[list[float], list[float], list[float], list[float]]: ...

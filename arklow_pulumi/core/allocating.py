@@ -22,7 +22,6 @@ controller tick only pays for one kernel call: the three fillings and each pool'
 
 from __future__ import annotations
 
-import math
 from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from itertools import repeat
@@ -214,8 +213,6 @@ def check_demand(topo: Topology, demand: Mapping[str, float]) -> None:
 
 def _check_demand(c: CompiledTopology, demand: Mapping[str, float]) -> None:
     known = c.lane_index
-    if _demand_ok(demand, known):
-        return
     unknown = demand.keys() - known.keys()
     bad = [k for k, v in demand.items() if not 0 <= v <= MAX_UNITS] if demand else []
     if not unknown and not bad:
@@ -233,21 +230,6 @@ def _check_demand(c: CompiledTopology, demand: Mapping[str, float]) -> None:
         for key in bad
     ]
     raise InvalidInput(problems)
-
-
-def _demand_ok(demand: Mapping[str, float], known: Mapping[str, int]) -> bool:
-    """The common case, checked at C speed: every key a lane, every value a number in
-    [0, MAX_UNITS] (a NaN makes the sum NaN, an infinity makes it infinite). ``False`` leaves
-    it to the item-by-item check, which names each problem."""
-    if not demand:
-        return True
-    if not demand.keys() <= known.keys():
-        return False
-    values = demand.values()
-    try:
-        return min(values) >= 0 and max(values) <= MAX_UNITS and not math.isnan(sum(values))
-    except TypeError:
-        return False
 
 
 def allocate(
@@ -271,14 +253,20 @@ def allocate(
     from what is still unused, and is clamped to each lane's limit.
     """
     c = compile_topology(topo)
-    _check_demand(c, demand)
+    if not demand.keys() <= c.lane_index.keys():
+        _check_demand(c, demand)  # raises, naming each lane
     demands = list(map(demand.get, c.lane_keys, repeat(0.0, len(c.lane_keys))))
     if capacity is None:
         supply = list(c.supplies)
     else:
         get = capacity.get
         supply = [get(name, s) for name, s in zip(c.pool_names, c.supplies, strict=True)]
-    caps, alloc, admitted, pool_demand = c.network.allocate(demands, supply, admission)
+    try:  # the kernel refuses a demand that is not a number in [0, MAX_UNITS]
+        columns = c.network.allocate(demands, supply, admission, MAX_UNITS)
+    except (TypeError, ValueError):
+        _check_demand(c, demand)  # raises, naming each demand, unless it was the capacity
+        raise
+    caps, alloc, admitted, pool_demand = columns
     lanes = LaneResults(c.lane_keys, c.lane_index, demands, caps, alloc, admitted)
     return Allocation(lanes=lanes, pools=_pool_results(c, pool_demand, supply))
 

@@ -184,8 +184,12 @@ fn fill(net: &Net, caps: &[f64], capacity: &[f64]) -> Result<Filled, &'static st
         }
     }
     let lane_level: Vec<f64> = (0..n).map(|i| caps[i] / net.weights[i]).collect();
-    let mut order: Vec<usize> = (0..n).filter(|&i| !f.frozen[i]).collect();
-    order.sort_by(|&a, &b| lane_level[a].total_cmp(&lane_level[b]).then(a.cmp(&b)));
+    // Lanes by the level at which they reach their caps, ties by index. The levels are finite
+    // and >= +0.0 (checked inputs), and such doubles order as their bit patterns do.
+    let mut keyed: Vec<(u64, usize)> =
+        (0..n).filter(|&i| !f.frozen[i]).map(|i| (lane_level[i].to_bits(), i)).collect();
+    keyed.sort_unstable();
+    let order: Vec<usize> = keyed.into_iter().map(|(_, i)| i).collect();
     let mut nxt = 0;
     let mut level = 0.0_f64;
     // Each round freezes a lane, saturates a pool or follows a change of a pool's level made
@@ -502,15 +506,18 @@ impl Network {
     /// `min(demand, limit)`) and pool `capacity`: the allocation filling; unless `admission` is
     /// false, the two admission fillings (active lanes up to their limits, then idle lanes, in
     /// what is still unused), else admission is the allocation; each pool's sum of cap x cost.
-    #[pyo3(signature = (demands, capacity, admission = true))]
+    /// A demand above `max_demand` (at most 1e60) is refused like one out of the domain.
+    #[pyo3(signature = (demands, capacity, admission = true, max_demand = MAX_AMOUNT))]
     fn allocate(
         &self,
         py: Python<'_>,
         demands: &Bound<'_, PyAny>,
         capacity: &Bound<'_, PyAny>,
         admission: bool,
+        max_demand: f64,
     ) -> PyResult<Columns> {
-        let demands = numbers(demands, "demands", 0.0, MAX_AMOUNT)?;
+        let bound = check(max_demand, 0.0, MAX_AMOUNT, "max_demand", 0)?;
+        let demands = numbers(demands, "demands", 0.0, bound)?;
         let capacity = numbers(capacity, "capacity", 0.0, MAX_AMOUNT)?;
         same_length(demands.len(), self.lanes(), "demands", "lanes")?;
         same_length(capacity.len(), self.pools(), "capacity", "pools")?;

@@ -242,3 +242,13 @@ def test_a_bad_value_anywhere_is_refused(weights: list[float], data: st.DataObje
     caps[k] = data.draw(st.sampled_from(BAD_NUMBERS))
     with pytest.raises(REFUSED):
         net.allocate(caps, [1.0])
+
+
+def test_demands_above_the_given_bound_are_refused() -> None:
+    net = Network([1.0], [5.0], [((0, 1.0),)], 1)
+    assert net.allocate([2.0], [1.0], True, 2.0)[1] == [1.0]
+    with pytest.raises(ValueError):
+        net.allocate([2.5], [1.0], True, 2.0)
+    for bad in (math.nan, -1.0, math.inf, 1e61):
+        with pytest.raises(ValueError):
+            net.allocate([1.0], [1.0], True, bad)
