@@ -173,7 +173,11 @@ fn fill(net: &Net, caps: &[f64], capacity: &[f64]) -> Result<Filled, &'static st
         live_end: net.pool_start[1..].to_vec(),
     };
     if f.frozen.iter().all(|&x| x) {
-        return Ok(Filled { allocation: f.alloc, saturated: f.saturated, used: f.fixed });
+        return Ok(Filled {
+            allocation: f.alloc,
+            saturated: f.saturated,
+            used: f.fixed,
+        });
     }
     let mut heap = BinaryHeap::with_capacity(m);
     for p in 0..m {
@@ -186,8 +190,10 @@ fn fill(net: &Net, caps: &[f64], capacity: &[f64]) -> Result<Filled, &'static st
     let lane_level: Vec<f64> = (0..n).map(|i| caps[i] / net.weights[i]).collect();
     // Lanes by the level at which they reach their caps, ties by index. The levels are finite
     // and >= +0.0 (checked inputs), and such doubles order as their bit patterns do.
-    let mut keyed: Vec<(u64, usize)> =
-        (0..n).filter(|&i| !f.frozen[i]).map(|i| (lane_level[i].to_bits(), i)).collect();
+    let mut keyed: Vec<(u64, usize)> = (0..n)
+        .filter(|&i| !f.frozen[i])
+        .map(|i| (lane_level[i].to_bits(), i))
+        .collect();
     keyed.sort_unstable();
     let order: Vec<usize> = keyed.into_iter().map(|(_, i)| i).collect();
     let mut nxt = 0;
@@ -212,7 +218,9 @@ fn fill(net: &Net, caps: &[f64], capacity: &[f64]) -> Result<Filled, &'static st
             }
             nxt += 1;
         }
-        let Some(Key(pool_level, p)) = pool else { break };
+        let Some(Key(pool_level, p)) = pool else {
+            break;
+        };
         if f.next_pool(&mut heap, capacity) != pool {
             continue; // lanes frozen above moved this pool's level; look again
         }
@@ -234,7 +242,11 @@ fn fill(net: &Net, caps: &[f64], capacity: &[f64]) -> Result<Filled, &'static st
             }
         }
     }
-    Ok(Filled { allocation: f.alloc, saturated: f.saturated, used: f.fixed })
+    Ok(Filled {
+        allocation: f.alloc,
+        saturated: f.saturated,
+        used: f.fixed,
+    })
 }
 
 /// `x`, or 0 when 0 is greater: Python's `max(x, 0.0)`, which the oracle uses.
@@ -289,8 +301,11 @@ fn allocate(
     admission: bool,
 ) -> Result<Allocated, &'static str> {
     let limits = &net.limits;
-    let caps: Vec<f64> =
-        demands.iter().zip(limits).map(|(&d, &lim)| if d < lim { d } else { lim }).collect();
+    let caps: Vec<f64> = demands
+        .iter()
+        .zip(limits)
+        .map(|(&d, &lim)| if d < lim { d } else { lim })
+        .collect();
     let first = fill(net, &caps, capacity)?;
     let mut pool_demand = vec![0.0; capacity.len()];
     for (i, &e) in caps.iter().enumerate() {
@@ -302,13 +317,24 @@ fn allocate(
     }
     if !admission {
         let allocation = first.allocation.clone();
-        return Ok(Allocated { caps, allocation, admission: first.allocation, pool_demand });
+        return Ok(Allocated {
+            caps,
+            allocation,
+            admission: first.allocation,
+            pool_demand,
+        });
     }
     let mut residual = unused(capacity, &first);
     let alloc = &first.allocation;
     let mut admitted = alloc.clone();
     let mut room: Vec<f64> = (0..caps.len())
-        .map(|i| if demands[i] > 0.0 && limits[i] > alloc[i] { limits[i] - alloc[i] } else { 0.0 })
+        .map(|i| {
+            if demands[i] > 0.0 && limits[i] > alloc[i] {
+                limits[i] - alloc[i]
+            } else {
+                0.0
+            }
+        })
         .collect();
     if fillable(net, &mut room, &residual) {
         let active = fill(net, &room, &residual)?;
@@ -317,8 +343,11 @@ fn allocate(
             *a += x;
         }
     }
-    let mut room: Vec<f64> =
-        demands.iter().zip(limits).map(|(&d, &lim)| if d <= 0.0 { lim } else { 0.0 }).collect();
+    let mut room: Vec<f64> = demands
+        .iter()
+        .zip(limits)
+        .map(|(&d, &lim)| if d <= 0.0 { lim } else { 0.0 })
+        .collect();
     if fillable(net, &mut room, &residual) {
         let idle = fill(net, &room, &residual)?;
         for (a, x) in admitted.iter_mut().zip(&idle.allocation) {
@@ -330,7 +359,12 @@ fn allocate(
             *a = lim;
         }
     }
-    Ok(Allocated { caps, allocation: first.allocation, admission: admitted, pool_demand })
+    Ok(Allocated {
+        caps,
+        allocation: first.allocation,
+        admission: admitted,
+        pool_demand,
+    })
 }
 
 // -- the Python edge: every input copied and checked before any work --------------------------
@@ -372,7 +406,9 @@ fn iterate<'py>(
 ) -> PyResult<pyo3::Bound<'py, pyo3::types::PyIterator>> {
     if obj.is_instance_of::<pyo3::types::PyString>() || obj.is_instance_of::<pyo3::types::PyBytes>()
     {
-        return Err(PyTypeError::new_err(format!("{name}: expected numbers, got a string")));
+        return Err(PyTypeError::new_err(format!(
+            "{name}: expected numbers, got a string"
+        )));
     }
     obj.try_iter()
         .map_err(|_| PyTypeError::new_err(format!("{name}: expected an iterable")))
@@ -382,7 +418,9 @@ fn same_length(got: usize, want: usize, name: &str, of: &str) -> PyResult<()> {
     if got == want {
         Ok(())
     } else {
-        Err(PyValueError::new_err(format!("{name}: {got} items for {want} {of}")))
+        Err(PyValueError::new_err(format!(
+            "{name}: {got} items for {want} {of}"
+        )))
     }
 }
 
@@ -416,9 +454,14 @@ impl Network {
             .extract::<i64>()
             .map_err(|_| PyTypeError::new_err("pools: expected an int"))
             .and_then(|m| {
-                usize::try_from(m).ok().filter(|&m| m <= MAX_POOLS).ok_or_else(|| {
-                    PyValueError::new_err(format!("pools: must be in [0, {MAX_POOLS}] (got {m})"))
-                })
+                usize::try_from(m)
+                    .ok()
+                    .filter(|&m| m <= MAX_POOLS)
+                    .ok_or_else(|| {
+                        PyValueError::new_err(format!(
+                            "pools: must be in [0, {MAX_POOLS}] (got {m})"
+                        ))
+                    })
             })?;
         let weights = numbers(weights, "weights", MIN_FACTOR, MAX_FACTOR)?;
         let limits = numbers(limits, "limits", 0.0, MAX_AMOUNT)?;
@@ -429,9 +472,12 @@ impl Network {
         for (i, lane) in iterate(lane_pools, "lane_pools")?.enumerate() {
             let lane = lane?;
             for pair in iterate(&lane, "lane_pools[i]")? {
-                let (p, c): (Bound<'_, PyAny>, Bound<'_, PyAny>) = pair?.extract().map_err(|_| {
-                    PyTypeError::new_err(format!("lane_pools[{i}]: expected (pool, cost) tuples"))
-                })?;
+                let (p, c): (Bound<'_, PyAny>, Bound<'_, PyAny>) =
+                    pair?.extract().map_err(|_| {
+                        PyTypeError::new_err(format!(
+                            "lane_pools[{i}]: expected (pool, cost) tuples"
+                        ))
+                    })?;
                 let p = p
                     .extract::<i64>()
                     .ok()
@@ -444,7 +490,13 @@ impl Network {
                     })?;
                 let name = format!("lane_pools[{i}] cost");
                 lane_pool.push(p);
-                lane_cost.push(check(number(&c, &name, 0)?, MIN_FACTOR, MAX_FACTOR, &name, 0)?);
+                lane_cost.push(check(
+                    number(&c, &name, 0)?,
+                    MIN_FACTOR,
+                    MAX_FACTOR,
+                    &name,
+                    0,
+                )?);
             }
             lane_start.push(lane_pool.len());
         }
@@ -468,8 +520,16 @@ impl Network {
                 next[p] += 1;
             }
         }
-        let net =
-            Net { weights, limits, lane_start, lane_pool, lane_cost, pool_start, pool_lane, pool_cost };
+        let net = Net {
+            weights,
+            limits,
+            lane_start,
+            lane_pool,
+            lane_cost,
+            pool_start,
+            pool_lane,
+            pool_cost,
+        };
         Ok(Network { net })
     }
 
@@ -498,7 +558,9 @@ impl Network {
         same_length(caps.len(), self.lanes(), "caps", "lanes")?;
         same_length(capacity.len(), self.pools(), "capacity", "pools")?;
         let net = &self.net;
-        let filled = py.allow_threads(|| fill(net, &caps, &capacity)).map_err(failed)?;
+        let filled = py
+            .allow_threads(|| fill(net, &caps, &capacity))
+            .map_err(failed)?;
         Ok((filled.allocation, filled.saturated, filled.used))
     }
 
@@ -522,8 +584,9 @@ impl Network {
         same_length(demands.len(), self.lanes(), "demands", "lanes")?;
         same_length(capacity.len(), self.pools(), "capacity", "pools")?;
         let net = &self.net;
-        let done =
-            py.allow_threads(|| allocate(net, &demands, &capacity, admission)).map_err(failed)?;
+        let done = py
+            .allow_threads(|| allocate(net, &demands, &capacity, admission))
+            .map_err(failed)?;
         Ok((done.caps, done.allocation, done.admission, done.pool_demand))
     }
 }
