@@ -1,5 +1,7 @@
 """Tick bench (issue 9): the controller's own tick, steady-state API calls, and the scale policy
-on a noisy day. Writes ``bench/RESULTS-tick.md``. ``python bench/bench_tick.py [--quick]``.
+on a noisy day. Writes ``bench/RESULTS-tick.md``.
+``python bench/bench_tick.py [--quick] [--tick-only] [--baseline DIR]`` (``--baseline``: the tick
+cost of a checkout of an earlier commit, against this tree's, in the same run).
 
 1. **Tick cost**: :meth:`arklow_pulumi.controller.ticking.Controller.tick`, the code
    ``arklow controller run`` runs (observe → decide → act → publish), at 10,000 lanes / 1,000
@@ -39,6 +41,29 @@ from pathlib import Path
 from typing import Any
 
 ROOT = Path(__file__).resolve().parents[1]
+
+
+def tick_child(root: str, ticks: int, warm_up: int) -> None:
+    """In a fresh process: the tick cost (1.) as the tree at ``root`` measures it, with its own
+    package and its own copy of this bench; prints the figures as JSON."""
+    import importlib.util
+    import json
+
+    bench = Path(root) / "bench" / "bench_tick.py"
+    spec = importlib.util.spec_from_file_location("bench_tick_of_tree", bench)
+    assert spec is not None and spec.loader is not None
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)  # its top puts its own tree first on sys.path
+    figures = module.tick_cost(ticks, warm_up)
+    keys = ("median_ms", "cpu_ms", "allocate_ms", "min_ms", "load")
+    print(json.dumps({key: figures[key] for key in keys}))
+
+
+if __name__ == "__main__" and "--tick-json" in sys.argv:
+    at = sys.argv.index("--tick-json")
+    tick_child(sys.argv[at + 1], int(sys.argv[at + 2]), int(sys.argv[at + 3]))
+    sys.exit(0)
+
 sys.path[:0] = [str(ROOT), str(ROOT / "bench")]
 
 from topologies import document
@@ -538,11 +563,66 @@ def tick_section(timed: Mapping[str, Any]) -> list[str]:
     ]
 
 
+def against_baseline(baseline: str, rounds: int, ticks: int, warm_up: int) -> dict[str, Any]:
+    """The tick cost (1.) of this tree and of ``baseline`` (a checkout of an earlier commit, its
+    compiled parts built in place), each measured by its own tree's bench in fresh processes,
+    ``rounds`` each, alternating, so both see the same load."""
+    import json
+    import subprocess
+
+    runs: dict[str, list[dict[str, float]]] = {"baseline": [], "current": []}
+    for _ in range(rounds):
+        for side, root in (("baseline", baseline), ("current", str(ROOT))):
+            out = subprocess.run(
+                [sys.executable, __file__, "--tick-json", root, str(ticks), str(warm_up)],
+                capture_output=True, text=True, check=True,
+            )  # fmt: skip
+            runs[side].append(json.loads(out.stdout))
+    result: dict[str, Any] = {"rounds": rounds, "ticks": ticks, "baseline": baseline}
+    for side, figures in runs.items():
+        for key in ("median_ms", "cpu_ms", "allocate_ms"):
+            result[f"{side}_{key}"] = statistics.median(f[key] for f in figures)
+    result["ratio"] = result["current_median_ms"] / result["baseline_median_ms"]
+    result["allocate_ratio"] = result["current_allocate_ms"] / result["baseline_allocate_ms"]
+    return result
+
+
+def baseline_section(v: Mapping[str, Any]) -> list[str]:
+    import subprocess
+
+    revision = subprocess.run(
+        ["git", "-C", v["baseline"], "rev-parse", "--short", "HEAD"], capture_output=True, text=True
+    ).stdout.strip()
+    return [
+        f"#### Against the baseline ({revision or v['baseline']}), same run",
+        "",
+        f"Each tree's own tick bench (its package, its `tick_cost`) in fresh processes, {v['rounds']} "
+        f"each, alternating; {v['ticks']} timed ticks per process; medians over the processes' "
+        "medians.",
+        "",
+        "| tree | tick median (wall) | tick median (process CPU) | `allocate` alone |",
+        "|---|---|---|---|",
+        f"| baseline {revision} | {v['baseline_median_ms']:.1f} ms | {v['baseline_cpu_ms']:.1f} ms | {v['baseline_allocate_ms']:.1f} ms |",
+        f"| this tree | {v['current_median_ms']:.1f} ms | {v['current_cpu_ms']:.1f} ms | {v['current_allocate_ms']:.1f} ms |",
+        "",
+        f"Tick, this tree / baseline: **{v['ratio']:.2f}×** (target ≤ 1.2×, and ≤ 150 ms); "
+        f"`allocate` alone: {v['allocate_ratio']:.2f}×.",
+        "",
+    ]
+
+
 def main() -> None:
     quick = "--quick" in sys.argv
     timed = _timed(tick_cost, 10 if quick else 30, 5 if quick else 35)
+    baseline = sys.argv[sys.argv.index("--baseline") + 1] if "--baseline" in sys.argv else None
+    versus = (
+        _timed(against_baseline, baseline, 2 if quick else 3, 10 if quick else 20, 10 if quick else 20)
+        if baseline
+        else None
+    )
+    compared = baseline_section(versus) if versus else []
     if "--tick-only" in sys.argv:
-        print("\n".join(tick_section(timed)))
+        print("\n".join([*tick_section(timed), *compared]))
         return
     steady = _timed(steady_on_moto, 150 if quick else 250, 20 if quick else 100)
     day = _timed(noisy_day, 20)
@@ -559,6 +639,7 @@ def main() -> None:
         f"{datetime.date.today()}.",
         "",
         *tick_section(timed),
+        *compared,
         f"### Steady state: {steady['groups']} ASGs on a moto server, {steady['ticks']} ticks",
         "",
         "| DescribeAutoScalingGroups per tick | expected ⌈N/100⌉ | write calls | other calls "
