@@ -162,8 +162,6 @@ def test_idle_lanes_never_take_capacity_active_lanes_could_use(case: Case) -> No
 FACTORS = st.sampled_from([1e-6, 1e-3, 0.5, 1.0, 3.0, 1e3, 1e6]) | st.floats(1e-6, 1e6)
 AMOUNTS = st.sampled_from([0.0, 1e-9, 1.0, 7.0, 20.0, 1e6, 1e12]) | st.floats(0, 1e12)
 CAPACITIES = st.sampled_from([0.0, 1e-9, 1.0, 20.0, 1e6, 1e12]) | st.floats(1e-9, 1e12)
-# exact-reference cases: extreme weights and costs, amounts with no cancellation of their own
-SMALL_AMOUNTS = st.sampled_from([0.0, 0.5, 1.0, 7.0, 20.0, 1e12]) | st.integers(0, 40).map(float)
 
 
 @st.composite
@@ -231,9 +229,9 @@ def test_invariants_over_the_whole_documented_range(case: Case) -> None:
     check_invariants(case, run(case))
 
 
-@settings(max_examples=300, deadline=None, suppress_health_check=[HealthCheck.too_slow])
-@given(wide_cases(max_dest=3, max_lanes=2, amounts=SMALL_AMOUNTS, capacities=SMALL_AMOUNTS))
-def test_agrees_with_exact_fractions_with_extreme_weights_and_costs(case: Case) -> None:
+@settings(max_examples=500, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(wide_cases(max_dest=3, max_lanes=2))
+def test_agrees_with_exact_fractions_over_the_whole_documented_range(case: Case) -> None:
     result = run(case)
     alloc, admit = exact_allocate(case.problem)
     for i, k in enumerate(case.keys):
