@@ -126,3 +126,22 @@ def test_many_heavy_lanes_freeze_before_light_ones(
     caps = [7.0] * len(heavy) + [1e12] * len(light)
     same_fill((weights, caps, lane_pools, caps, [capacity, 0.0]))
     same_allocate((weights, caps, lane_pools, caps, [capacity, 0.0]))
+
+
+def test_the_kernel_is_the_one_compiled_part_and_the_core_uses_it() -> None:
+    """No fallback: the core's filling is the Rust module's, and the package ships no C."""
+    import importlib.machinery
+    from pathlib import Path
+
+    import arklow_kernel
+
+    import arklow_pulumi
+    from arklow_pulumi.core import filling
+
+    assert filling.Network is arklow_kernel.Network
+    assert arklow_kernel.__file__ is not None
+    compiled = Path(arklow_kernel.__file__).parent
+    suffixes = tuple(importlib.machinery.EXTENSION_SUFFIXES)
+    assert any(p.name.endswith(suffixes) for p in compiled.iterdir())
+    package = Path(arklow_pulumi.__file__).parent
+    assert not [p for p in package.rglob("*") if p.suffix in {".c", ".so", ".pyd"}]
