@@ -373,10 +373,12 @@ fn number(item: &Bound<'_, PyAny>, name: &str, k: usize) -> PyResult<f64> {
     item.extract::<f64>().map_err(|err| {
         let py = item.py();
         let message = format!("{name}[{k}]: expected a real number ({err})");
-        if err.is_instance_of::<PyOverflowError>(py) {
+        if err.is_instance_of::<PyOverflowError>(py) || err.is_instance_of::<PyValueError>(py) {
             PyValueError::new_err(message)
-        } else {
+        } else if err.is_instance_of::<PyTypeError>(py) {
             PyTypeError::new_err(message)
+        } else {
+            err // anything else an item's __float__ raised (KeyboardInterrupt...) goes through
         }
     })
 }
