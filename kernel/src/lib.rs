@@ -17,9 +17,11 @@ use std::collections::BinaryHeap;
 use pyo3::exceptions::{PyOverflowError, PyRuntimeError, PyTypeError, PyValueError};
 use pyo3::prelude::*;
 
-/// Weights and costs lie in [MIN_FACTOR, MAX_FACTOR], amounts (caps, limits, demands,
-/// capacities) in [0, MAX_AMOUNT]: wide margins around the documented ranges ([1e-6, 1e6] and
-/// [0, 1e12], capacities to 1e18) inside which no intermediate value overflows or underflows to 0.
+/// Weights and costs lie in [MIN_FACTOR, MAX_FACTOR], demands and capacities in [0, MAX_AMOUNT]:
+/// wide margins around the documented ranges ([1e-6, 1e6] and [0, 1e12], capacities to 1e18)
+/// inside which no level, slope or sum overflows or underflows to 0. Caps and limits may be
+/// anything in [0, +inf] (+inf: no limit): a lane whose cap is never reached freezes when a pool
+/// it draws on saturates, at a finite level, or at its cap when it draws on none.
 const MIN_FACTOR: f64 = 1e-30;
 const MAX_FACTOR: f64 = 1e30;
 const MAX_AMOUNT: f64 = 1e60;
@@ -436,8 +438,9 @@ fn failed(err: &'static str) -> PyErr {
 /// A topology's lanes for the filling: `Network(weights, limits, lane_pools, pools)`.
 ///
 /// `lane_pools[i]` holds lane `i`'s `(pool, cost)` pairs; `pools` is the number of pools.
-/// Weights and costs must lie in [1e-30, 1e30], limits in [0, 1e60], pool indices in
-/// [0, pools); anything else raises `ValueError` or `TypeError`.
+/// Weights and costs must lie in [1e-30, 1e30], limits in [0, +inf], pool indices in
+/// [0, pools); anything else raises `ValueError` or `TypeError`. Demands and capacities handed
+/// to its methods must lie in [0, 1e60], caps in [0, +inf].
 #[pyclass(frozen, module = "arklow_kernel")]
 struct Network {
     net: Net,
@@ -466,7 +469,7 @@ impl Network {
                     })
             })?;
         let weights = numbers(weights, "weights", MIN_FACTOR, MAX_FACTOR)?;
-        let limits = numbers(limits, "limits", 0.0, MAX_AMOUNT)?;
+        let limits = numbers(limits, "limits", 0.0, f64::INFINITY)?;
         same_length(limits.len(), weights.len(), "limits", "weights")?;
         let mut lane_start = vec![0];
         let mut lane_pool = Vec::new();
@@ -555,7 +558,7 @@ impl Network {
         caps: &Bound<'_, PyAny>,
         capacity: &Bound<'_, PyAny>,
     ) -> PyResult<(Vec<f64>, Vec<bool>, Vec<f64>)> {
-        let caps = numbers(caps, "caps", 0.0, MAX_AMOUNT)?;
+        let caps = numbers(caps, "caps", 0.0, f64::INFINITY)?;
         let capacity = numbers(capacity, "capacity", 0.0, MAX_AMOUNT)?;
         same_length(caps.len(), self.lanes(), "caps", "lanes")?;
         same_length(capacity.len(), self.pools(), "capacity", "pools")?;

@@ -25,6 +25,7 @@ BAD_NUMBERS: list[Any] = [
     math.nan, math.inf, -math.inf, -1.0, -1e-300, 1e61, 10**400, "1", b"1", None, 1j, [1.0], object()
 ]  # fmt: skip
 BAD_FACTORS: list[Any] = [*BAD_NUMBERS, 0.0, -0.0, 1e-31, 1e31, 0]
+UNLIMITED = (math.inf, 1e61)  # refused as demands and capacities, a cap or limit may be anything
 
 
 def good() -> tuple[list[float], list[float], list[tuple[tuple[int, float], ...]], int]:
@@ -48,14 +49,29 @@ def test_bad_weights_and_costs_are_refused(bad: Any) -> None:
 @pytest.mark.parametrize("bad", BAD_NUMBERS, ids=repr)
 def test_bad_amounts_are_refused(bad: Any) -> None:
     weights, limits, lane_pools, m = good()
-    with pytest.raises(REFUSED):
-        Network(weights, [5.0, bad], lane_pools, m)
     net = Network(weights, limits, lane_pools, m)
+    with pytest.raises(REFUSED):
+        net.allocate([1.0, bad], [1.0, 1.0])
     for call in (net.fill, net.allocate):
         with pytest.raises(REFUSED):
-            call([1.0, bad], [1.0, 1.0])
-        with pytest.raises(REFUSED):
             call([1.0, 1.0], [bad, 1.0])
+    if bad in UNLIMITED:
+        Network(weights, [5.0, bad], lane_pools, m).allocate([1.0, 1.0], [1.0, 1.0])
+        net.fill([1.0, bad], [1.0, 1.0])
+        return
+    with pytest.raises(REFUSED):
+        Network(weights, [5.0, bad], lane_pools, m)
+    with pytest.raises(REFUSED):
+        net.fill([1.0, bad], [1.0, 1.0])
+
+
+def test_a_lane_without_a_limit_is_held_by_its_pools_or_gets_its_cap() -> None:
+    """+inf as a limit or a cap means no limit: the lane freezes when a pool it draws on
+    saturates, or at its cap when it draws on none (the simulator's scaling lanes)."""
+    net = Network([1.0, 1.0], [math.inf, math.inf], [((0, 2.0),), ()], 1)
+    assert net.allocate([3.0, 4.0], [10.0]) == ([3.0, 4.0], [3.0, 4.0], [5.0, math.inf], [6.0])
+    assert net.allocate([0.0, 0.0], [10.0]) == ([0.0, 0.0], [0.0, 0.0], [5.0, math.inf], [0.0])
+    assert net.fill([math.inf, math.inf], [10.0]) == ([5.0, math.inf], [True], [10.0])
 
 
 @pytest.mark.parametrize(
@@ -252,7 +268,7 @@ def test_demands_above_the_given_bound_are_refused() -> None:
     assert net.allocate([2.0], [1.0], True, 2.0)[1] == [1.0]
     with pytest.raises(ValueError):
         net.allocate([2.5], [1.0], True, 2.0)
-    for bad in (math.nan, -1.0, math.inf, 1e61):
+    for bad in (math.nan, -1.0, *UNLIMITED):
         with pytest.raises(ValueError):
             net.allocate([1.0], [1.0], True, bad)
 

@@ -8,6 +8,7 @@ subnormal caps; and over the wider domain the kernel accepts.
 
 from __future__ import annotations
 
+import math
 from collections.abc import Sequence
 
 from arklow_kernel import Network
@@ -27,6 +28,7 @@ AMOUNTS = st.sampled_from(EXTREME_AMOUNTS) | st.floats(0, 1e12) | st.floats(0, 5
 CAPACITIES = st.just(0.0) | st.sampled_from([1e-9, 1.0, 20.0, 1e6, 1e12]) | st.floats(1e-9, 1e12)
 WIDE_FACTORS = st.floats(1e-30, 1e30)
 WIDE_AMOUNTS = st.just(0.0) | st.floats(0, 1e60)
+LIMITS = AMOUNTS | st.just(math.inf)  # +inf: no limit (the simulator's scaling lanes)
 
 
 @st.composite
@@ -36,11 +38,12 @@ def problems(
     amounts: st.SearchStrategy[float] = AMOUNTS,
     capacities: st.SearchStrategy[float] = CAPACITIES,
     max_lanes: int = 24,
+    limits_from: st.SearchStrategy[float] | None = None,
 ) -> Problem:
     m = draw(st.integers(1, 6))
     n = draw(st.integers(1, max_lanes))
     weights = [draw(factors) for _ in range(n)]
-    limits = [draw(amounts) for _ in range(n)]
+    limits = [draw(amounts if limits_from is None else limits_from) for _ in range(n)]
     lane_pools = []
     for _ in range(n):
         pools = draw(st.lists(st.integers(0, m - 1), max_size=min(m, 3), unique=True))
@@ -86,7 +89,17 @@ def test_allocate_is_the_oracle_bit_for_bit(problem: Problem, admission: bool) -
 
 
 @settings(max_examples=500, deadline=None)
-@given(problems(WIDE_FACTORS, WIDE_AMOUNTS, WIDE_AMOUNTS))
+@given(problems(limits_from=LIMITS), st.booleans())
+def test_allocate_without_limits_is_the_oracle_bit_for_bit(
+    problem: Problem, admission: bool
+) -> None:
+    same_allocate(problem, admission)
+
+
+@settings(max_examples=500, deadline=None)
+@given(
+    problems(WIDE_FACTORS, WIDE_AMOUNTS, WIDE_AMOUNTS, limits_from=WIDE_AMOUNTS | st.just(math.inf))
+)
 def test_the_whole_domain_the_kernel_accepts(problem: Problem) -> None:
     same_fill(problem)
     same_allocate(problem)
