@@ -26,8 +26,8 @@ spread over 24 orders of magnitude re-sums at most a few dozen times.
 The kernel (``kernel/`` in the repository, a required dependency built from source by maturin) is
 the one implementation; the Python oracle it is tested against bit for bit lives in the tests
 (``tests/reference_filling.py``), beside the exact-fractions reference. It copies and checks every
-input (types, lengths, pool indices, finite numbers in range, weights and costs > 0) and raises
-``ValueError``/``TypeError`` on anything else.
+input (types, lengths, pool indices, numbers in range, weights and costs > 0; a cap or a limit
+may be +inf, no limit) and raises ``ValueError``/``TypeError`` on anything else.
 """
 
 from __future__ import annotations
