@@ -313,7 +313,18 @@ class Cluster:
                 time.sleep(0.05)
         pytest.fail("the Compute server kept failing the size read")
 
+    def print_logs(self, lines: int = 60) -> None:
+        """The last lines of every replica's log, and the resizes the cloud received."""
+        for replica in self.replicas:
+            tail = replica.log().splitlines()[-lines:]
+            print(f"--- replica {replica.name} (exit {replica.process.poll()}):", *tail, sep="\n")
+        print("--- resizes (size, requestId):")
+        for entry in self.resizes_log():
+            print(entry["query"].get("size"), entry["query"].get("requestId"))
+
     def stop_all(self) -> None:
+        if self._stop.is_set():
+            return
         self._stop.set()
         for replica in self.replicas:
             if replica.alive():
@@ -343,6 +354,11 @@ def ha_cluster(store_url: str, work: Path) -> Iterator[Cluster]:
     cluster.keep_reporting()
     try:
         yield cluster
+    except BaseException:
+        cluster.stop_all()
+        with contextlib.suppress(Exception):
+            cluster.print_logs()  # shown with the failure: what each replica saw
+        raise
     finally:
         cluster.stop_all()
         compute.stop()
