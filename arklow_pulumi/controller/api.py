@@ -33,7 +33,7 @@ from typing import Any
 from starlette.applications import Starlette
 from starlette.concurrency import run_in_threadpool
 from starlette.exceptions import HTTPException
-from starlette.requests import Request
+from starlette.requests import ClientDisconnect, Request
 from starlette.responses import JSONResponse, Response
 from starlette.routing import Route
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
@@ -287,11 +287,15 @@ class Api:
             raise Refusal(413, f"body of {int(declared)} bytes is over the limit of {limit}")
         chunks: list[bytes] = []
         size = 0
-        async for chunk in request.stream():
-            size += len(chunk)
-            if size > limit:
-                raise Refusal(413, f"body is over the limit of {limit} bytes")
-            chunks.append(chunk)
+        try:
+            async for chunk in request.stream():
+                size += len(chunk)
+                if size > limit:
+                    raise Refusal(413, f"body is over the limit of {limit} bytes")
+                chunks.append(chunk)
+        except ClientDisconnect:  # the client went away: nobody reads the answer, nothing stored
+            log.debug("client disconnected after %d bytes of a request body", size)
+            raise Refusal(400, "the client disconnected before the body was complete") from None
         return b"".join(chunks)
 
     async def metrics_text(self, request: Request) -> Response:

@@ -17,7 +17,7 @@ from dataclasses import dataclass
 from arklow_pulumi.controller.auth import Scope
 from arklow_pulumi.controller.ports import DemandReport
 from arklow_pulumi.core.limits import units_problem
-from arklow_pulumi.reading.text import parse_json
+from arklow_pulumi.reading.text import DuplicateKey, parse_json
 
 MAX_BODY_BYTES = 1024 * 1024
 MAX_REPORTS = 10_000
@@ -40,8 +40,10 @@ class BatchRefused(Exception):
 def decode_batch(body: bytes, max_reports: int = MAX_REPORTS) -> list[object]:
     """The ``reports`` list of a request body (400 when not JSON, 422 when not that shape)."""
     try:
-        doc = parse_json(body)
-    except (ValueError, RecursionError) as exc:  # not JSON, not UTF-8, a key given twice
+        doc = parse_json(body.decode("utf-8"))  # bytes would be read as UTF-16/32 too
+    except DuplicateKey as exc:  # JSON, but a document no reader of ours takes (as in files)
+        raise BatchRefused(422, f"body: {exc}") from None
+    except (ValueError, RecursionError) as exc:  # not JSON, not UTF-8, a number too long
         raise BatchRefused(400, f"body is not JSON: {_json_problem(exc)}") from None
     if not isinstance(doc, dict) or "reports" not in doc:
         raise BatchRefused(422, 'body must be an object {"reports": [{"lane", "demand"}, ...]}')
@@ -109,4 +111,6 @@ def _json_problem(exc: Exception) -> str:
         return "not UTF-8"
     if isinstance(exc, RecursionError):
         return "nested too deeply"
-    return str(exc)
+    if "digits" in str(exc):  # int() refuses over 4,300 digits (CPython's conversion limit)
+        return "a number of over 4,300 digits"
+    return str(exc)[:200]

@@ -82,13 +82,17 @@ class StrictLoader(_BaseLoader):  # type: ignore[valid-type,misc]
         return mapping
 
 
+class DuplicateKey(ValueError):
+    """A JSON object with a key given twice: well-formed JSON, but not a document we read."""
+
+
 def _unique_object(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
     out = dict(pairs)
     if len(out) != len(pairs):
         seen: set[str] = set()
         for key, _ in pairs:
             if key in seen:
-                raise ValueError(f"duplicate key {key!r}")
+                raise DuplicateKey(f"duplicate key {key!r:.100}")
             seen.add(key)
     return out
 
@@ -108,8 +112,9 @@ def no_cyclic_gc() -> Iterator[None]:
 
 def parse_json(text: str | bytes) -> object:
     """One JSON document as plain values (a key given twice refused). Raises
-    ``json.JSONDecodeError`` for text that is not JSON, ``ValueError`` for a key given twice
-    (or an integer of over 4,300 digits), ``RecursionError`` when nested too deeply."""
+    ``json.JSONDecodeError`` for text that is not JSON, :class:`DuplicateKey` for a key given
+    twice, ``ValueError`` for an integer of over 4,300 digits, ``RecursionError`` when nested too
+    deeply."""
     return json.loads(text, object_pairs_hook=_unique_object)
 
 

@@ -219,7 +219,7 @@ def test_a_good_batch_is_stored_last_value_winning(api: Served) -> None:
         (b'{"reports": [{"lane": "search/batch", "demand": true}]}', 422, "search/batch"),
         (b'{"reports": [{"lane": "search/batch", "demand": null}]}', 422, "search/batch"),
         (b'{"reports": [{"lane": "search/batch", "demand": 1, "x": 2}]}', 422, "'x'"),
-        (b'{"reports": [{"lane": "search/batch", "demand": 1, "demand": 9}]}', 400, "'demand'"),
+        (b'{"reports": [{"lane": "search/batch", "demand": 1, "demand": 9}]}', 422, "'demand'"),
         (
             b'{"reports": [{"lane": "ads/serve", "demand": 1}, {"lane": "ads/gone", "demand": 1}]}',
             422,
