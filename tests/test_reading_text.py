@@ -14,12 +14,11 @@ from arklow_pulumi.reading.text import MalformedDocument, parse_document
 ROOT = Path(__file__).resolve().parents[1]
 
 SAME_AS_PYYAML = [
-    "a: 1\nb: 0x1f\nc: 010\nd: 1_000\ne: 1.5\nf: .inf\ng: -.inf\ni: yes\nj: ~\nk: 2001-12-14\n",
+    "a: 1\nb: 0x1f\nc: 010\nd: 1_000\ne: 1.5\nf: .inf\ng: -.inf\ni: yes\nj: ~\nk: '2001-12-14'\n",
     "l: !!str 5\nm: '5'\nn: 1:30\no: -3\np: +4\nq: 0\nr: 1.0e+306\ns: 1e200\nt: 0b101\nu: 3.0\n",
     "v: 1_0.5\nw: Off\nx: null\n? y\nz: |\n  lit\n  eral\n~: 3\n1: 2\n2.5: x\n'': empty\n",
     "base: &b {x: 1, y: 2}\nuse:\n  <<: *b\n  z: 3\nlist: [*b, *b]\n",
     "a: &s 5\nb: *s\n",
-    "s: !!set {a, b}\no: !!omap [{a: 1}]\n",
     "",
     "# only a comment\n",
     "--- 5\n",
@@ -51,7 +50,15 @@ def test_project_documents_read_the_same(path: str) -> None:
         ("a: 1\n---\nb: 2\n", "expected a single document"),
         ("a: *nope\n", "undefined alias"),
         ("a: !!float ''\n", "tagged value"),
-        ("a: !!timestamp ''\n", "tagged value"),
+        ("a: !!timestamp ''\n", "!!timestamp is not accepted"),
+        ("k: 2001-12-14\n", "!!timestamp is not accepted"),
+        ("s: !!set {gpu, cpu, mem, net, disk}\n", "!!set is not accepted"),
+        ("o: !!omap [{a: 1}]\n", "!!omap is not accepted"),
+        ("p: !!pairs [{a: 1}]\n", "!!pairs is not accepted"),
+        ("b: !!binary aGk=\n", "!!binary is not accepted"),
+        ("a: !!int ''\n", "invalid literal|tagged value"),
+        ("a: !!bool\n", "tagged value|expected"),
+        ("a: !!map [1]\n", "expected a mapping node"),
         ("{[1]: 2}\n", "unhashable"),
     ],
 )
