@@ -65,14 +65,13 @@ class DestinationProvider(StoreProvider):
     def create(self, props: dict[str, Any]) -> CreateResult:
         dest = destination_from_spec(spec_of(props))
         store, create_id = self.store(props), new_create_id()
-        service.create_destination(store, dest, claim_of(create_id, props))
-        return CreateResult(create_id, self._outs(store, dest.name, props, create_id))
+        topo = service.create_destination(store, dest, claim_of(create_id, props))
+        return CreateResult(create_id, _outputs(service.destination_view(topo, dest.name), props))
 
     def update(self, id_: str, _olds: dict[str, Any], news: dict[str, Any]) -> UpdateResult:
         dest = destination_from_spec(spec_of(news))
-        store = self.store(news)
-        service.update_destination(store, dest, claim_of(id_, news))
-        return UpdateResult(self._outs(store, dest.name, news, id_))
+        topo = service.update_destination(self.store(news), dest, claim_of(id_, news))
+        return UpdateResult(_outputs(service.destination_view(topo, dest.name), news))
 
     def delete(self, id_: str, props: dict[str, Any]) -> None:
         name = props.get("arklow_name") or id_
@@ -85,13 +84,18 @@ class DestinationProvider(StoreProvider):
 
     def _outs(self, store: Any, name: str, props: dict[str, Any], id_: str) -> dict[str, Any]:
         view = service.get_destination(store, name)
-        if view is None or not is_own(view, id_):
-            return {}
-        dest = view.destination
-        outs = {
-            "arklow_name": dest.name,
-            **destination_document(dest),
-            "pools": view.pools,
-            "standalone_pools": view.standalone_pools,
-        }
-        return with_store(outs, props)
+        return _outputs(view, props) if view is not None and is_own(view, id_) else {}
+
+
+def _outputs(view: service.DestinationView | None, props: dict[str, Any]) -> dict[str, Any]:
+    """The outputs of the stored destination (from the store's answer: no second read)."""
+    if view is None:
+        return {}
+    dest = view.destination
+    outs = {
+        "arklow_name": dest.name,
+        **destination_document(dest),
+        "pools": view.pools,
+        "standalone_pools": view.standalone_pools,
+    }
+    return with_store(outs, props)

@@ -104,12 +104,11 @@ class PoolMembershipProvider(StoreProvider):
         # on the row (when it is still this create's); the outputs carry the new URL.
         destination, pool = str(news["destination"]), str(news["pool"])
         claim = claim_of(id_, news)
+        resource = olds.get("resource")
         if claim.owner is not None:
-            service.update_membership(self.store(news), destination, pool, claim)
-        found = self._outs(self.store(news), news, id_)
-        if found is not None:
-            return UpdateResult(found)
-        outs = {"destination": destination, "pool": pool, "resource": olds.get("resource")}
+            stored = service.update_membership(self.store(news), destination, pool, claim)
+            resource = stored if stored is not None else resource
+        outs = {"destination": destination, "pool": pool, "resource": resource}
         return UpdateResult(with_store(outs, news))
 
     def delete(self, id_: str, props: dict[str, Any]) -> None:

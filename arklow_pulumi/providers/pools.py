@@ -78,14 +78,13 @@ class PoolProvider(StoreProvider):
     def create(self, props: dict[str, Any]) -> CreateResult:
         pool = _pool(props)
         store, create_id = self.store(props), new_create_id()
-        service.create_pool(store, pool, claim_of(create_id, props))
-        return CreateResult(create_id, self._outs(store, pool.name, props, create_id))
+        topo = service.create_pool(store, pool, claim_of(create_id, props))
+        return CreateResult(create_id, _outputs(service.pool_view(topo, pool.name), props))
 
     def update(self, id_: str, _olds: dict[str, Any], news: dict[str, Any]) -> UpdateResult:
         pool = _pool(news)
-        store = self.store(news)
-        service.update_pool(store, pool, claim_of(id_, news))
-        return UpdateResult(self._outs(store, pool.name, news, id_))
+        topo = service.update_pool(self.store(news), pool, claim_of(id_, news))
+        return UpdateResult(_outputs(service.pool_view(topo, pool.name), news))
 
     def delete(self, id_: str, props: dict[str, Any]) -> None:
         name = props.get("arklow_name") or id_
@@ -98,13 +97,18 @@ class PoolProvider(StoreProvider):
 
     def _outs(self, store: Any, name: str, props: dict[str, Any], id_: str) -> dict[str, Any]:
         view = service.get_pool(store, name)
-        if view is None or not is_own(view, id_):
-            return {}
-        outs = {
-            "arklow_name": view.pool.name,
-            **pool_document(view.pool),
-            "standalone": view.standalone,
-            "members": list(view.members),
-            "scale_targets": [t.name for t in view.pool.scale_targets],
-        }
-        return with_store(outs, props)
+        return _outputs(view, props) if view is not None and is_own(view, id_) else {}
+
+
+def _outputs(view: service.PoolView | None, props: dict[str, Any]) -> dict[str, Any]:
+    """The outputs of the stored pool (from the store's answer: no second read)."""
+    if view is None:
+        return {}
+    outs = {
+        "arklow_name": view.pool.name,
+        **pool_document(view.pool),
+        "standalone": view.standalone,
+        "members": list(view.members),
+        "scale_targets": [t.name for t in view.pool.scale_targets],
+    }
+    return with_store(outs, props)

@@ -18,7 +18,6 @@ from __future__ import annotations
 
 import threading
 from collections.abc import Callable, Mapping
-from dataclasses import replace
 from typing import Any
 
 from pulumi.dynamic import (
@@ -172,9 +171,28 @@ def _within(
     return found[0] if found else None
 
 
-def _target(props: dict[str, Any]) -> ScaleTarget:
-    raw = {k: v for k, v in _raw(props).items() if v is not None}
-    return target_from_spec(ScaleTargetSpec.model_validate(raw))
+def _target(checked: dict[str, Any]) -> ScaleTarget:
+    """The target that inputs returned by :meth:`ScaleTargetProvider.check` describe. They were
+    validated there (and the engine hands ``create``/``update`` exactly those), so this only
+    converts; the store's rule checks the target once more in its own transaction, against the
+    topology it joins."""
+    group = checked["group"]
+    low = int(checked["min_replicas"])
+    return ScaleTarget(
+        name=str(checked["arklow_name"]),
+        group=GroupRef(
+            kind=group["kind"],
+            name=group["name"],
+            region=group.get("region"),
+            zone=group.get("zone"),
+            project=group.get("project"),
+        ),
+        min_replicas=low,
+        max_replicas=int(checked["max_replicas"]),
+        units_per_replica=float(checked["units_per_replica"]),
+        replicas=low,
+        override_policies=bool(checked.get("override_policies", False)),
+    )
 
 
 class ScaleTargetProvider(StoreProvider):
@@ -237,27 +255,24 @@ class ScaleTargetProvider(StoreProvider):
         target, pool = _target(props), str(props["pool"])
         self.verify(target)
         store, create_id = self.store(props), new_create_id()
-        service.attach_target(store, pool, target, claim_of(create_id, props))
-        return CreateResult(create_id, self._outs(store, target.name, props, create_id))
+        topo = service.attach_target(store, pool, target, claim_of(create_id, props))
+        return CreateResult(create_id, _outputs(service.target_view(topo, target.name), props))
 
     def update(self, id_: str, olds: dict[str, Any], news: dict[str, Any]) -> UpdateResult:
         store, claim = self.store(news), claim_of(id_, news)
         name = str(news.get("arklow_name") or id_)
+        target, pool = _target(news), str(news["pool"])
         if all(canonical(olds.get(k)) == canonical(news.get(k)) for k in INPUTS):
             # Only ``store`` or the owner changed (a rotated URL, a stack's first ``up`` after
             # schema 0002): no cloud call; the owner is recorded, the outputs carry the URL.
-            current = service.get_target(store, name)
-            if current is not None and claim.owner is not None:
-                service.update_target(store, current.pool, current.target, claim)
-            return UpdateResult(self._outs(store, name, news, id_) or with_store(dict(olds), news))
-        target, pool = _target(news), str(news["pool"])
-        self.verify(target)
-        current = service.get_target(store, target.name)
-        if current is not None:  # keep the observed count, inside the new bounds
-            replicas = min(max(current.target.replicas, target.min_replicas), target.max_replicas)
-            target = replace(target, replicas=replicas)
-        service.update_target(store, pool, target, claim)
-        return UpdateResult(self._outs(store, target.name, news, id_))
+            if claim.owner is None:
+                outs = self._outs(store, name, news, id_)
+                return UpdateResult(outs or with_store(dict(olds), news))
+        else:
+            self.verify(target)
+        # The store keeps the observed replica count, inside the new bounds.
+        topo = service.update_target(store, pool, target, claim)
+        return UpdateResult(_outputs(service.target_view(topo, target.name), news))
 
     def delete(self, id_: str, props: dict[str, Any]) -> None:
         name = props.get("arklow_name") or id_
@@ -278,12 +293,12 @@ class ScaleTargetProvider(StoreProvider):
 
     def _outs(self, store: Any, name: str, props: dict[str, Any], id_: str) -> dict[str, Any]:
         view = service.get_target(store, name)
-        if view is None or not is_own(view, id_):
-            return {}
-        target = view.target
-        outs = {
-            "arklow_name": target.name,
-            "pool": view.pool,
-            **target_document(target),
-        }
-        return with_store(outs, props)
+        return _outputs(view, props) if view is not None and is_own(view, id_) else {}
+
+
+def _outputs(view: service.TargetView | None, props: dict[str, Any]) -> dict[str, Any]:
+    """The outputs of the stored target (from the store's answer: no second read)."""
+    if view is None:
+        return {}
+    outs = {"arklow_name": view.target.name, "pool": view.pool, **target_document(view.target)}
+    return with_store(outs, props)

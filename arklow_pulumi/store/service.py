@@ -182,19 +182,26 @@ class DestinationView:
     identity: Identity = NONE
 
 
+def destination_view(
+    topo: Topology, name: str, identity: Identity = NONE
+) -> DestinationView | None:
+    """The destination ``name`` as a view of ``topo`` (a scope holding it, such as the one a
+    create or update returns), or None when it is not there."""
+    if name not in topo.destinations:
+        return None
+    pools = dict(topo.pools_of(name))
+    # Joined by others or not: the T7 idiom ``a.standalone_pools["gpu"]`` must survive refresh.
+    standalone = {
+        resource: pool for resource, pool in pools.items() if topo.pools[pool].owner == name
+    }
+    return DestinationView(topo.destinations[name], pools, standalone, identity)
+
+
 def get_destination(store: Store, name: str) -> DestinationView | None:
     def read(conn: Connection) -> DestinationView | None:
         topo = load_scope(conn, Scope(destinations=_d(name)))
-        if name not in topo.destinations:
-            return None
-        pools = dict(topo.pools_of(name))
-        # Joined by others or not: the T7 idiom ``a.standalone_pools["gpu"]`` must survive
-        # refresh.
-        standalone = {
-            resource: pool for resource, pool in pools.items() if topo.pools[pool].owner == name
-        }
         found = read_identity(conn, DESTINATIONS, DESTINATIONS.c.name == name) or NONE
-        return DestinationView(topo.destinations[name], pools, standalone, found)
+        return destination_view(topo, name, found)
 
     return _query(store, read)
 
@@ -221,7 +228,12 @@ def create_pool(store: Store, pool: Pool, claim: Claim | None = None) -> Topolog
             return rules.update_pool(topo, adopted, adopt=True), mark
         return rules.add_pool(topo, pool), mark
 
-    return _apply(store, Scope(pools=_d(pool.name), all_targets=True), change)
+    return _apply(store, _pool_scope(pool.name), change)
+
+
+def _pool_scope(name: str) -> Scope:
+    """A pool with its members and every scale target (names are unique across pools)."""
+    return Scope(pools=_d(name), pools_with_members=_d(name), all_targets=True)
 
 
 def update_pool(store: Store, pool: Pool, claim: Claim | None = None) -> Topology:
@@ -235,7 +247,7 @@ def update_pool(store: Store, pool: Pool, claim: Claim | None = None) -> Topolog
         targets = current.scale_targets if current is not None else ()
         return rules.update_pool(topo, _with_targets(pool, targets)), _stamper(claim, POOLS, *where)
 
-    return _apply(store, Scope(pools=_d(pool.name), all_targets=True), change)
+    return _apply(store, _pool_scope(pool.name), change)
 
 
 def delete_pool(store: Store, name: str, create_id: str | None = None) -> None:
@@ -258,13 +270,18 @@ class PoolView:
     identity: Identity = NONE
 
 
+def pool_view(topo: Topology, name: str, identity: Identity = NONE) -> PoolView | None:
+    """The pool ``name`` as a view of ``topo`` (a scope holding it and its members)."""
+    if name not in topo.pools:
+        return None
+    return PoolView(topo.pools[name], topo.members(name), topo.is_standalone(name), identity)
+
+
 def get_pool(store: Store, name: str) -> PoolView | None:
     def read(conn: Connection) -> PoolView | None:
         topo = load_scope(conn, Scope(pools=_d(name), pools_with_members=_d(name)))
-        if name not in topo.pools:
-            return None
         found = read_identity(conn, POOLS, POOLS.c.name == name) or NONE
-        return PoolView(topo.pools[name], topo.members(name), topo.is_standalone(name), found)
+        return pool_view(topo, name, found)
 
     return _query(store, read)
 
@@ -330,6 +347,8 @@ def update_membership(store: Store, destination: str, pool: str, claim: Claim) -
     """Record a new owner (a renamed resource, a row from before schema 0002) on the
     membership when it is still this create's; the resource, or None when it is gone."""
 
+    resources: list[str] = []
+
     def change(conn: Connection, topo: Topology) -> tuple[Topology, Stamp | None]:
         current = topo.pools.get(pool)
         if current is None or topo.memberships.get((destination, current.resource)) != pool:
@@ -339,10 +358,11 @@ def update_membership(store: Store, destination: str, pool: str, claim: Claim) -
         require_own(
             f"membership of destination {destination!r} in pool {pool!r}", found, claim.create_id
         )
+        resources.append(current.resource)
         return topo, _stamper(claim, MEMBERSHIPS, *where)
 
     _apply(store, Scope(destinations=_d(destination), pools=_d(pool)), change)
-    return get_membership(store, destination, pool)
+    return resources[-1] if resources else None
 
 
 @dataclass(frozen=True)
@@ -395,10 +415,15 @@ def attach_target(
     return _apply(store, Scope(pools=_d(pool), all_targets=True), change)
 
 
-def _adopt_target(topo: Topology, current: Pool, pool: str, target: ScaleTarget) -> Topology:
+def _observed_kept(current: Pool, target: ScaleTarget) -> ScaleTarget:
+    """``target`` with the stored (observed) replica count, inside its new bounds."""
     stored = next(t for t in current.scale_targets if t.name == target.name)
     replicas = clamp(stored.replicas, target.min_replicas, target.max_replicas)
-    target = replace(target, replicas=replicas)
+    return replace(target, replicas=replicas)
+
+
+def _adopt_target(topo: Topology, current: Pool, pool: str, target: ScaleTarget) -> Topology:
+    target = _observed_kept(current, target)
     if current.name == pool:
         return rules.update_target(topo, pool, target)
     return rules.attach_target(rules.detach_target(topo, current.name, target.name), pool, target)
@@ -413,7 +438,9 @@ def update_target(
         if claim is not None:
             found = read_identity(conn, TARGETS, *where)
             require_own(f"pool {pool!r}, scale target {target.name!r}", found, claim.create_id)
-        return rules.update_target(topo, pool, target), _stamper(claim, TARGETS, *where)
+        current = _pool_of_target(topo, target.name)
+        kept = target if current is None else _observed_kept(current, target)
+        return rules.update_target(topo, pool, kept), _stamper(claim, TARGETS, *where)
 
     return _apply(store, Scope(pools=_d(pool), all_targets=True), change)
 
@@ -437,15 +464,20 @@ class TargetView:
     identity: Identity = NONE
 
 
+def target_view(topo: Topology, name: str, identity: Identity = NONE) -> TargetView | None:
+    """The scale target ``name`` as a view of ``topo`` (a scope holding every target)."""
+    current = _pool_of_target(topo, name)
+    if current is None:
+        return None
+    target = next(t for t in current.scale_targets if t.name == name)
+    return TargetView(current.name, target, identity)
+
+
 def get_target(store: Store, name: str) -> TargetView | None:
     def read(conn: Connection) -> TargetView | None:
         topo = load_scope(conn, Scope(all_targets=True))
-        current = _pool_of_target(topo, name)
-        if current is None:
-            return None
-        target = next(t for t in current.scale_targets if t.name == name)
         found = read_identity(conn, TARGETS, TARGETS.c.name == name) or NONE
-        return TargetView(current.name, target, found)
+        return target_view(topo, name, found)
 
     return _query(store, read)
 
