@@ -113,7 +113,7 @@ def _project_from_pulumi_yaml() -> str | None:
 
 
 def find_orphans(rows: list[Any], deployment: dict[str, Any]) -> list[Any]:
-    """The rows (:class:`~arklow_pulumi.store.service.OwnedRow`) no resource in the state is."""
+    """The rows (:class:`~arklow_pulumi.store.ownership.OwnedRow`) no resource in the state is."""
     from arklow_pulumi.store.identity import stack_of_urn
 
     declared = {
@@ -161,7 +161,7 @@ def orphans(
 
     Exit 0; 1 when --delete had to keep something; 2 on bad input or an unreadable state."""
     from arklow_pulumi.store import open_store, resolve_store_url
-    from arklow_pulumi.store.service import delete_owned, owned_rows
+    from arklow_pulumi.store.ownership import delete_owned, owned_rows
 
     stack, deployment = load_state(stack, state_file)
     url = resolve_store_url(store_url)

@@ -17,9 +17,9 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from dataclasses import dataclass, replace
-from typing import Any, TypeVar
+from typing import TypeVar
 
-from sqlalchemy import Connection, Row, select
+from sqlalchemy import Connection
 from sqlalchemy.exc import DBAPIError, IntegrityError
 
 from arklow_pulumi.core import rules
@@ -94,7 +94,8 @@ def _apply(
         raise StoreError(f"store {store.display_url}: {exc.orig}") from exc
 
 
-def _query(store: Store, read: Callable[[Connection], T]) -> T:
+def query(store: Store, read: Callable[[Connection], T]) -> T:
+    """``read(conn)`` in a read transaction; a driver error as a :class:`StoreError`."""
     try:
         with reading(store) as conn:
             return read(conn)
@@ -103,7 +104,7 @@ def _query(store: Store, read: Callable[[Connection], T]) -> T:
 
 
 def _read(store: Store, scope: Scope | None) -> Topology:
-    return _query(store, lambda conn: load_all(conn) if scope is None else load_scope(conn, scope))
+    return query(store, lambda conn: load_all(conn) if scope is None else load_scope(conn, scope))
 
 
 def _d(*names: str) -> frozenset[str]:
@@ -203,7 +204,7 @@ def get_destination(store: Store, name: str) -> DestinationView | None:
         found = read_identity(conn, DESTINATIONS, DESTINATIONS.c.name == name) or NONE
         return destination_view(topo, name, found)
 
-    return _query(store, read)
+    return query(store, read)
 
 
 # -- pools -----------------------------------------------------------------------------------
@@ -283,7 +284,7 @@ def get_pool(store: Store, name: str) -> PoolView | None:
         found = read_identity(conn, POOLS, POOLS.c.name == name) or NONE
         return pool_view(topo, name, found)
 
-    return _query(store, read)
+    return query(store, read)
 
 
 def _with_targets(pool: Pool, targets: tuple[ScaleTarget, ...]) -> Pool:
@@ -378,7 +379,7 @@ def membership_view(store: Store, destination: str, pool: str) -> MembershipView
         found = read_membership(conn, destination, pool)
         return None if found is None else MembershipView(*found)
 
-    return _query(store, read)
+    return query(store, read)
 
 
 def get_membership(store: Store, destination: str, pool: str) -> str | None:
@@ -479,64 +480,4 @@ def get_target(store: Store, name: str) -> TargetView | None:
         found = read_identity(conn, TARGETS, TARGETS.c.name == name) or NONE
         return target_view(topo, name, found)
 
-    return _query(store, read)
-
-
-# -- ownership -------------------------------------------------------------------------------
-
-KINDS = ("membership", "scale target", "pool", "destination")  # the order orphans are deleted in
-
-
-@dataclass(frozen=True)
-class OwnedRow:
-    """A row a Pulumi resource created. ``name`` is ``<pool>:<destination>`` for a membership."""
-
-    kind: str
-    name: str
-    identity: Identity
-    destination: str | None = None
-    pool: str | None = None
-
-
-def owned_rows(store: Store, stack: str | None = None) -> list[OwnedRow]:
-    """Every row with a recorded owner (of ``stack`` when given), in :data:`KINDS` order."""
-
-    def read(conn: Connection) -> list[OwnedRow]:
-        found: list[OwnedRow] = []
-        for kind, table in (
-            ("membership", MEMBERSHIPS),
-            ("scale target", TARGETS),
-            ("pool", POOLS),
-            ("destination", DESTINATIONS),
-        ):
-            query = select(table).where(table.c.owner_stack.is_not(None))
-            if stack is not None:
-                query = query.where(table.c.owner_stack == stack)
-            for r in conn.execute(query):
-                found.append(_owned(kind, r))
-        return sorted(found, key=lambda row: (KINDS.index(row.kind), row.name))
-
-    return _query(store, read)
-
-
-def _owned(kind: str, r: Row[Any]) -> OwnedRow:
-    identity = Identity(r.create_id, r.owner_stack, r.owner_urn)
-    if kind == "membership":
-        return OwnedRow(kind, f"{r.pool}:{r.destination}", identity, r.destination, r.pool)
-    if kind == "scale target":
-        return OwnedRow(kind, r.name, identity, pool=r.pool)
-    return OwnedRow(kind, r.name, identity)
-
-
-def delete_owned(store: Store, row: OwnedRow) -> None:
-    """Delete ``row`` as its own resource's delete would (by create id, the rules applying: a
-    pool with scale targets is refused, T6)."""
-    create_id = row.identity.create_id
-    if row.kind == "membership" and row.destination is not None and row.pool is not None:
-        leave(store, row.destination, row.pool, create_id)
-    elif row.kind == "scale target" and row.pool is not None:
-        detach_target(store, row.pool, row.name, create_id)
-    elif row.kind == "pool":
-        delete_pool(store, row.name, create_id)
-    elif row.kind == "destination":
-        delete_destination(store, row.name, create_id)
+    return query(store, read)

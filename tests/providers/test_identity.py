@@ -13,7 +13,7 @@ from arklow_pulumi.core.errors import TopologyRuleViolation
 from arklow_pulumi.providers.destinations import DestinationProvider
 from arklow_pulumi.providers.pools import PoolProvider
 from arklow_pulumi.providers.scale_targets import ScaleTargetProvider
-from arklow_pulumi.store import open_store
+from arklow_pulumi.store import open_store, ownership
 from arklow_pulumi.store import service as svc
 from arklow_pulumi.store.engine import close_stores
 from tests.providers.conftest import make_asg
@@ -78,7 +78,7 @@ def test_a_new_owner_is_an_update_that_records_it(props: Any, store_url: str) ->
     assert diff.changes is True and diff.replaces == []
     updated = provider.update(created.id, created.outs, with_owner)
     assert updated.outs["owner_urn"] == with_owner["owner_urn"]
-    rows = svc.owned_rows(open_store(store_url), "dev")
+    rows = ownership.owned_rows(open_store(store_url), "dev")
     assert [(r.kind, r.name, r.identity.create_id) for r in rows] == [("pool", "p", created.id)]
 
 

@@ -11,7 +11,7 @@ import pytest
 
 from arklow_pulumi.core.errors import TopologyRuleViolation
 from arklow_pulumi.core.topology import Destination, GroupRef, Lane, Pool, ScaleTarget
-from arklow_pulumi.store import Store
+from arklow_pulumi.store import Store, ownership
 from arklow_pulumi.store import service as svc
 from arklow_pulumi.store.identity import Claim, Identity, Owner, new_create_id
 from tests.store.invariants import violations
@@ -135,7 +135,7 @@ def test_a_membership_moved_by_the_rules_loses_its_creator(store: Store) -> None
     svc.create_pool(store, Pool("p", "gpu"), claim("Pool", "p"))
     svc.join(store, "a", "p", claim("PoolMembership", "p:a"))
     svc.delete_pool(store, "p")  # T4: back to a standalone pool, made by the rules
-    kinds = {(row.kind, row.name) for row in svc.owned_rows(store, "dev")}
+    kinds = {(row.kind, row.name) for row in ownership.owned_rows(store, "dev")}
     assert kinds == {("destination", "a")}
 
 
@@ -144,7 +144,7 @@ def test_owned_rows_and_deleting_them_respects_t6(store: Store) -> None:
     svc.create_pool(store, Pool("p", "gpu"), claim("Pool", "p"))
     svc.join(store, "a", "p", claim("PoolMembership", "p:a"))
     svc.attach_target(store, "p", target("t"), claim("ScaleTarget", "t", PROD))
-    rows = svc.owned_rows(store, "dev")
+    rows = ownership.owned_rows(store, "dev")
     assert [(r.kind, r.name) for r in rows] == [
         ("membership", "p:a"),
         ("pool", "p"),
@@ -153,7 +153,7 @@ def test_owned_rows_and_deleting_them_respects_t6(store: Store) -> None:
     refused = []
     for row in rows:
         try:
-            svc.delete_owned(store, row)
+            ownership.delete_owned(store, row)
         except TopologyRuleViolation as exc:
             refused.append((row.name, str(exc)))
     assert [name for name, _ in refused] == ["p"] and "scale targets" in refused[0][1]

@@ -7,7 +7,7 @@ from alembic import command
 from alembic.config import Config
 from sqlalchemy import text
 
-from arklow_pulumi.store import open_store
+from arklow_pulumi.store import open_store, ownership
 from arklow_pulumi.store import service as svc
 from arklow_pulumi.store.engine import MIGRATIONS, close_stores, normalize_url
 
@@ -48,7 +48,7 @@ def test_rows_written_at_0001_keep_their_pulumi_ids(store_url: str) -> None:
     try:
         ids = {
             (row.kind, row.name): row.identity.create_id
-            for row in svc.owned_rows(store)  # no owner recorded yet: nothing listed
+            for row in ownership.owned_rows(store)  # no owner recorded yet: nothing listed
         }
         assert ids == {}
         assert svc.get_destination(store, "a").identity.create_id == "a"  # type: ignore[union-attr]
