@@ -93,6 +93,9 @@ class LeaseElector:
         # Who hears of leadership changes: set by :meth:`run` (tests driving rounds by hand set it).
         self.callbacks = LeaderCallbacks()
         self._lock = threading.Lock()
+        # The callbacks hear of changes one at a time, in the order they happened (a step-down
+        # seen by the watchdog is never told after the next take-over seen by the renewing loop).
+        self._news = threading.RLock()
         self._lease: Lease | None = None
         self._renewed = 0.0  # monotonic start of the last successful acquisition or renewal
         self._seen = LeaderView(False, None, 0)
@@ -181,19 +184,21 @@ class LeaseElector:
     # -- transitions -------------------------------------------------------------------------
 
     def _start(self, lease: Lease, started: float) -> None:
-        with self._lock:
-            self._lease, self._renewed = lease, started
-        self._seen = LeaderView(True, lease.holder, lease.epoch)
-        log.info("leading: lease epoch %d", lease.epoch)
-        self._report(True, lease.epoch, 0.0)
-        self.callbacks.started(lease)
+        with self._news:
+            with self._lock:
+                self._lease, self._renewed = lease, started
+            self._seen = LeaderView(True, lease.holder, lease.epoch)
+            log.info("leading: lease epoch %d", lease.epoch)
+            self._report(True, lease.epoch, 0.0)
+            self.callbacks.started(lease)
 
     def _standing_by(self, view: LeaderView) -> None:
         """Another replica leads (or none): told once per holder and epoch seen."""
-        seen, self._seen = self._seen, view
-        if view != seen or not self._told:
-            self._told = True
-            self.callbacks.new_leader(view)
+        with self._news:
+            seen, self._seen = self._seen, view
+            if view != seen or not self._told:
+                self._told = True
+                self.callbacks.new_leader(view)
 
     def _check_deadline(self) -> None:
         with self._lock:
@@ -205,17 +210,18 @@ class LeaseElector:
             self._step_down(lease, f"not renewed within {self.timing.renew_deadline_s:g} s")
 
     def _step_down(self, lease: Lease, why: str) -> None:
-        with self._lock:
-            if self._lease != lease:
-                return
-            self._lease = None
-            # A new name: taking the lease again later is a take-over, with a new epoch.
-            self.holder = self._rename(self.holder)
-        self._seen = LeaderView(False, None, lease.epoch)
-        log.warning("stopped leading (epoch %d): %s", lease.epoch, why)
-        self._report(False, lease.epoch, None)
-        self._told = True  # stopping is news enough: the loop stands by
-        self.callbacks.stopped(lease)
+        with self._news:
+            with self._lock:
+                if self._lease != lease:
+                    return
+                self._lease = None
+                # A new name: taking the lease again later is a take-over, with a new epoch.
+                self.holder = self._rename(self.holder)
+            self._seen = LeaderView(False, None, lease.epoch)
+            log.warning("stopped leading (epoch %d): %s", lease.epoch, why)
+            self._report(False, lease.epoch, None)
+            self._told = True  # stopping is news enough: the loop stands by
+            self.callbacks.stopped(lease)
 
     @staticmethod
     def _rename(holder: str) -> str:

@@ -9,10 +9,11 @@ not ready until one succeeds, and the loop goes on; a fenced write that finds th
 
 :class:`Loop` is the process's loop task, driven by the elector's callbacks
 (:class:`~.ports.LeaderCallbacks`), which only hand it news and return: ``started(lease)`` starts
-the tick loop under that lease (after reloading what the previous leader stored,
-:meth:`~.ticking.Controller.lead`); ``stopped(lease)`` cancels it at once (no write or resize
-under that lease from then on, :meth:`~.ticking.Controller.step_down`; the tick in progress
-stops at its next fence) and the process stands by; ``new_leader`` tells a process that starts
+the tick loop under that lease (after reloading what the previous leader stored; the lease is
+adopted only if no other news came meanwhile); ``stopped(lease)`` cancels it at once (no write or
+resize under that lease from then on, :meth:`~.ticking.Controller.step_down`; the tick in progress
+stops at its next fence) and the process stands by; a late word about an older lease changes
+nothing; ``new_leader`` tells a process that starts
 behind another leader to stand by. Standing by (PostgreSQL replicas only: SQLite's elector leads
 from start to end) is serving the leader's last published tick, read from the store every interval
 (:meth:`~.ticking.Controller.follow`). A lease lost in a tick goes back to the elector
@@ -77,7 +78,7 @@ class Loop:
             if job == STANDBY:
                 self._follow(wait)
             elif job is not None:
-                self._lead(job, wait)
+                self._lead(job, turn, wait)
 
     def stop(self) -> None:
         """End the loop after the tick in progress (graceful stop)."""
@@ -91,8 +92,10 @@ class Loop:
         self._set(lease)
 
     def _stopped(self, lease: Lease) -> None:
-        self.controller.step_down(lease)
-        self._set(STANDBY)
+        with self._changed:  # the loop adopts a lease under this lock too (_lead)
+            self.controller.step_down(lease)
+            if self._job == lease:
+                self._set(STANDBY)
 
     def _new_leader(self, _view: LeaderView) -> None:
         with self._changed:
@@ -120,16 +123,20 @@ class Loop:
 
     # -- the jobs ----------------------------------------------------------------------------
 
-    def _lead(self, lease: Lease, wait: Wait) -> None:
+    def _lead(self, lease: Lease, turn: int, wait: Wait) -> None:
         controller = self.controller
         while True:
             try:
-                controller.lead(lease)
+                controller.restore()  # what the previous leader stored
                 break
             except ArklowError as exc:  # the store, at the moment of taking over
                 controller.failed(exc)
                 if wait(controller.interval_s):
                     return
+        with self._changed:
+            if self._turn != turn:
+                return  # stopped (or a newer lease) while reloading: never adopted
+            controller.lead(lease)
         try:
             run_loop(controller, wait)
         except LeaseLost:

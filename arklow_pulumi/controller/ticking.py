@@ -387,9 +387,8 @@ class Controller:
     # -- leadership ------------------------------------------------------------------------
 
     def lead(self, lease: Lease) -> None:
-        """Leadership gained (the loop, on the elector's news): continue from the store, then
-        tick under ``lease``."""
-        self.restore()
+        """Leadership gained (the loop, on the elector's news, once it has continued from the
+        store, :meth:`restore`): tick under ``lease`` from now."""
         self.lease = lease
 
     def step_down(self, lease: Lease) -> None:

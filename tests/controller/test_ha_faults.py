@@ -98,6 +98,10 @@ def test_the_leader_cut_off_from_the_store_stops_before_its_lease_expires(
         cut_url, proxy = cluster.proxied_url()
         first = cluster.start("cut", store_url=cut_url)
         eventually(lambda: first.leader() and first.leader()["leader"], "the first leader")  # type: ignore[index]
+        # Its first tick (the cloud SDK's import: seconds on a loaded machine) done before a
+        # rival starts: a leader that missed its renew deadline during it would lose the lease
+        # to the rival before the cut, and the test would cut the wrong replica.
+        eventually(lambda: _fresh(first), "the first leader's first published tick")
         second = cluster.start("direct")
         cluster.demand = 15.0
         eventually(lambda: cluster.mig_size() > 1, "the MIG resized by the first leader")

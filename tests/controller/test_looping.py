@@ -129,3 +129,31 @@ def test_a_lease_lost_in_a_tick_goes_back_to_the_elector(
     until(lambda: lost, "the lost lease handed back")
     assert lost == [lease] and controller.lease is None
     assert published_tick(controller) == 0 and supply.calls["write"] == 0
+
+
+def test_a_late_stop_of_an_older_lease_does_not_cancel_the_new_one(
+    setup: tuple[Controller, InMemorySupply],
+    store: Store,
+    running: Callable[[Loop], threading.Thread],
+) -> None:
+    controller, _supply = setup
+    old = Lease("me-before", 1)  # the lease this process held before it stepped down
+    new = acquire_lease(store, "me-again", 15.0, force=True)
+    assert new is not None and new != old
+    loop = Loop(controller, lost=lambda lease: pytest.fail("nothing was lost"))
+    running(loop)
+    loop.callbacks.started(new)
+    until(lambda: published_tick(controller) == 1, "the first tick under the new lease")
+    followed = threading.Event()
+    follow = controller.follow
+
+    def following() -> None:
+        followed.set()
+        follow()
+
+    controller.follow = following  # type: ignore[method-assign]
+    loop.callbacks.stopped(old)  # news of the lease before, told late
+    assert not followed.wait(0.5), "a late stop of the older lease cancelled the new one's loop"
+    assert controller.lease == new
+    loop.callbacks.stopped(new)
+    assert followed.wait(5) and controller.lease is None  # its own stop does
