@@ -48,12 +48,9 @@ from arklow_pulumi.store.snapshots import (
     Scope,
     load_all,
     load_scope,
-    read_identity,
-    read_membership,
-    stamp,
-    stamp_membership,
     write_changes,
 )
+from arklow_pulumi.store.stamps import read_identity, read_membership, stamp, stamp_membership
 
 Change = Callable[[Topology], Topology]
 # A change that also reads identities: returns the new topology and what to stamp after writing.
