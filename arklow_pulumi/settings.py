@@ -102,10 +102,6 @@ GCP_COMPUTE_ENDPOINT_ENV = EnvVar("ARKLOW_GCP_COMPUTE_ENDPOINT", "the Compute AP
 DEBUG_ENV = EnvVar("ARKLOW_DEBUG", "non-empty: show an unexpected error's traceback")
 FAULT_POINT_ENV = EnvVar("ARKLOW_FAULT_POINT", "test only: where the controller kills itself")
 CLOCK_OFFSET_ENV = EnvVar("ARKLOW_CLOCK_OFFSET_S", "test only: a controller replica's clock skew")
-PURE_PYTHON_ENV = EnvVar(
-    "ARKLOW_PURE_PYTHON",
-    "1: every compiled part (allocation engine, readers, rendering) runs its Python reference",
-)
 GCP_PROJECT_ENVS = (
     EnvVar("GOOGLE_CLOUD_PROJECT", "the default GCP project"),
     EnvVar("CLOUDSDK_CORE_PROJECT", "gcloud's default project override"),
@@ -122,7 +118,6 @@ ENVIRONMENT = (
     DEBUG_ENV,
     FAULT_POINT_ENV,
     CLOCK_OFFSET_ENV,
-    PURE_PYTHON_ENV,
     *GCP_PROJECT_ENVS,
     *AWS_ENDPOINT_ENVS,
     PULUMI_CONFIG_ENV,
