@@ -4,16 +4,14 @@ from __future__ import annotations
 
 from typing import Any
 
-from pulumi.dynamic import CheckResult, CreateResult, DiffResult, ReadResult, UpdateResult
+from pulumi.dynamic import CheckResult, CreateResult, DiffResult, UpdateResult
 
 from arklow_pulumi.core.validating import destination_problems
 from arklow_pulumi.providers.diffing import diff_inputs
 from arklow_pulumi.providers.inputs import check_model, parse_in_topology
 from arklow_pulumi.providers.storing import (
-    StoreProvider,
+    NamedObjectProvider,
     claim_of,
-    gone,
-    is_own,
     service,
     with_store,
 )
@@ -49,7 +47,7 @@ def _normalized(spec: DestinationSpec) -> dict[str, Any]:
     }
 
 
-class DestinationProvider(StoreProvider):
+class DestinationProvider(NamedObjectProvider):
     def check(self, _olds: dict[str, Any], news: dict[str, Any]) -> CheckResult:
         return check_model(
             lambda raw: parse_in_topology(DestinationSpec, "destinations", raw),
@@ -77,14 +75,11 @@ class DestinationProvider(StoreProvider):
         name = props.get("arklow_name") or id_
         service.delete_destination(self.stored_store(props), name, id_)
 
-    def read(self, id_: str, props: dict[str, Any]) -> ReadResult:
-        name = props.get("arklow_name") or id_
-        outs = self._outs(self.stored_store(props), name, props, id_)
-        return ReadResult(id_, outs) if outs else gone(id_)
+    def view(self, store: Any, name: str) -> Any:
+        return service.get_destination(store, name)
 
-    def _outs(self, store: Any, name: str, props: dict[str, Any], id_: str) -> dict[str, Any]:
-        view = service.get_destination(store, name)
-        return _outputs(view, props) if view is not None and is_own(view, id_) else {}
+    def outputs(self, view: Any, props: dict[str, Any]) -> dict[str, Any]:
+        return _outputs(view, props)
 
 
 def _outputs(view: service.DestinationView | None, props: dict[str, Any]) -> dict[str, Any]:

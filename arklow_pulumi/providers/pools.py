@@ -5,17 +5,15 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
-from pulumi.dynamic import CheckResult, CreateResult, DiffResult, ReadResult, UpdateResult
+from pulumi.dynamic import CheckResult, CreateResult, DiffResult, UpdateResult
 
 from arklow_pulumi.core.policy import policy_document
 from arklow_pulumi.core.validating import pool_problems
 from arklow_pulumi.providers.diffing import diff_inputs
 from arklow_pulumi.providers.inputs import check_model, integral, parse_in_topology
 from arklow_pulumi.providers.storing import (
-    StoreProvider,
+    NamedObjectProvider,
     claim_of,
-    gone,
-    is_own,
     service,
     with_store,
 )
@@ -60,7 +58,7 @@ def _pool(props: dict[str, Any]) -> Any:
     return pool_from_spec(PoolSpec.model_validate(raw))
 
 
-class PoolProvider(StoreProvider):
+class PoolProvider(NamedObjectProvider):
     """Members and scale targets are resources of their own (PoolMembership, ScaleTarget)."""
 
     def check(self, _olds: dict[str, Any], news: dict[str, Any]) -> CheckResult:
@@ -90,14 +88,11 @@ class PoolProvider(StoreProvider):
         name = props.get("arklow_name") or id_
         service.delete_pool(self.stored_store(props), name, id_)
 
-    def read(self, id_: str, props: dict[str, Any]) -> ReadResult:
-        name = props.get("arklow_name") or id_
-        outs = self._outs(self.stored_store(props), name, props, id_)
-        return ReadResult(id_, outs) if outs else gone(id_)
+    def view(self, store: Any, name: str) -> Any:
+        return service.get_pool(store, name)
 
-    def _outs(self, store: Any, name: str, props: dict[str, Any], id_: str) -> dict[str, Any]:
-        view = service.get_pool(store, name)
-        return _outputs(view, props) if view is not None and is_own(view, id_) else {}
+    def outputs(self, view: Any, props: dict[str, Any]) -> dict[str, Any]:
+        return _outputs(view, props)
 
 
 def _outputs(view: service.PoolView | None, props: dict[str, Any]) -> dict[str, Any]:

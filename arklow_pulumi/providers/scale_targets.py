@@ -25,7 +25,6 @@ from pulumi.dynamic import (
     CheckResult,
     CreateResult,
     DiffResult,
-    ReadResult,
     UpdateResult,
 )
 
@@ -35,10 +34,8 @@ from arklow_pulumi.core.validating import target_problems, target_reference_prob
 from arklow_pulumi.providers.diffing import canonical, diff_inputs
 from arklow_pulumi.providers.inputs import check_model, integral, is_unknown, parse_in_topology
 from arklow_pulumi.providers.storing import (
-    StoreProvider,
+    NamedObjectProvider,
     claim_of,
-    gone,
-    is_own,
     service,
     with_store,
 )
@@ -195,7 +192,7 @@ def _target(checked: dict[str, Any]) -> ScaleTarget:
     )
 
 
-class ScaleTargetProvider(StoreProvider):
+class ScaleTargetProvider(NamedObjectProvider):
     def check(self, olds: dict[str, Any], news: dict[str, Any]) -> CheckResult:
         pool = news.get("pool")
         parent = {"name": _pool_label(pool), "resource": "?"}
@@ -260,13 +257,12 @@ class ScaleTargetProvider(StoreProvider):
 
     def update(self, id_: str, olds: dict[str, Any], news: dict[str, Any]) -> UpdateResult:
         store, claim = self.store(news), claim_of(id_, news)
-        name = str(news.get("arklow_name") or id_)
         target, pool = _target(news), str(news["pool"])
         if all(canonical(olds.get(k)) == canonical(news.get(k)) for k in INPUTS):
             # Only ``store`` or the owner changed (a rotated URL, a stack's first ``up`` after
             # schema 0002): no cloud call; the owner is recorded, the outputs carry the URL.
             if claim.owner is None:
-                outs = self._outs(store, name, news, id_)
+                outs = self.stored_outputs(store, news, id_)
                 return UpdateResult(outs or with_store(dict(olds), news))
         else:
             self.verify(target)
@@ -278,11 +274,12 @@ class ScaleTargetProvider(StoreProvider):
         name = props.get("arklow_name") or id_
         service.detach_target(self.stored_store(props), str(props["pool"]), name, id_)
 
-    def read(self, id_: str, props: dict[str, Any]) -> ReadResult:
-        name = props.get("arklow_name") or id_
-        outs = self._outs(self.stored_store(props), name, props, id_)
-        # No cloud check here: refresh shows what the store holds (drift), it does not fail.
-        return ReadResult(id_, outs) if outs else gone(id_)
+    def view(self, store: Any, name: str) -> Any:
+        return service.get_target(store, name)
+
+    def outputs(self, view: Any, props: dict[str, Any]) -> dict[str, Any]:
+        return _outputs(view, props)
+
 
     def verify(self, target: ScaleTarget) -> None:
         """The group exists and the target's bounds fit inside the group's own."""
@@ -290,10 +287,6 @@ class ScaleTargetProvider(StoreProvider):
         problems = verify_target(target, supply)
         if problems:
             raise InvalidInput(problems)
-
-    def _outs(self, store: Any, name: str, props: dict[str, Any], id_: str) -> dict[str, Any]:
-        view = service.get_target(store, name)
-        return _outputs(view, props) if view is not None and is_own(view, id_) else {}
 
 
 def _outputs(view: service.TargetView | None, props: dict[str, Any]) -> dict[str, Any]:

@@ -142,6 +142,29 @@ class StoreProvider(ResourceProvider):
         return _open(resolve_store_url())
 
 
+class NamedObjectProvider(StoreProvider):
+    """A provider whose object is stored under its Arklow name (``arklow_name``): ``read`` is
+    the store's view of it, when it is still the object this create made (else refresh drops it
+    from state), as :meth:`outputs` shows it."""
+
+    def view(self, store: Store, name: str) -> Any:
+        """The service's view of the object ``name`` (``None`` when it is not stored)."""
+        raise NotImplementedError
+
+    def outputs(self, view: Any, props: dict[str, Any]) -> dict[str, Any]:
+        """The resource's outputs from a view (``{}`` for ``None``)."""
+        raise NotImplementedError
+
+    def read(self, id_: str, props: dict[str, Any]) -> ReadResult:
+        outs = self.stored_outputs(self.stored_store(props), props, id_)
+        # No cloud check here: refresh shows what the store holds (drift), it does not fail.
+        return ReadResult(id_, outs) if outs else gone(id_)
+
+    def stored_outputs(self, store: Store, props: dict[str, Any], id_: str) -> dict[str, Any]:
+        view = self.view(store, str(props.get("arklow_name") or id_))
+        return self.outputs(view, props) if view is not None and is_own(view, id_) else {}
+
+
 def _open(url: str) -> Store:
     with _STORE_LOCK:
         from arklow_pulumi.store import service  # noqa: F401  (imported here, under the lock)
