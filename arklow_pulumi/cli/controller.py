@@ -150,7 +150,8 @@ def export_trace(store_url: str | None, since: str, output: Path | None) -> None
 
 
 def plan_table(document: dict[str, Any]) -> str:
-    from arklow_pulumi.cli.rendering import number, table
+    from arklow_pulumi.cli.rendering import number
+    from arklow_pulumi.text_tables import table
 
     targets = [
         [

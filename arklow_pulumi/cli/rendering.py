@@ -7,9 +7,10 @@ lane text is made once per distinct number (:func:`_lanes_json`) and joined once
 from __future__ import annotations
 
 import json
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Iterable, Mapping
 
 from arklow_pulumi.core.allocating import Allocation, LaneResult, LaneResults
+from arklow_pulumi.text_tables import table
 
 
 def number(value: float | None) -> float | int | None:
@@ -117,23 +118,6 @@ def _fmt(value: float | None) -> str:
     if value is None:
         return "-"
     return f"{value:g}" if abs(value) >= 1e-3 or value == 0 else f"{value:.2e}"
-
-
-def table(headers: Sequence[str], rows: Sequence[Sequence[str]], right: set[int]) -> list[str]:
-    """Aligned lines: the header, a rule, a line per row; the columns in ``right`` right-aligned,
-    two spaces between columns, no trailing blanks. Padded column by column (10,000 pools are a
-    table of 70,000 cells), then joined row by row."""
-    if not headers:
-        return ["", "", *("" for _ in rows)]
-    columns = list(zip(headers, *rows, strict=True))
-    widths = [max(map(len, column)) for column in columns]
-    padded = [
-        [c.rjust(w) for c in column] if k in right else [c.ljust(w) for c in column]
-        for k, (column, w) in enumerate(zip(columns, widths, strict=True))
-    ]
-    lines = ["  ".join(cells).rstrip() for cells in zip(*padded, strict=True)]
-    rule = "  ".join("-" * w for w in widths).rstrip()
-    return [lines[0], rule, *lines[1:]]
 
 
 def allocation_table(result: Allocation, color: bool = False) -> str:

@@ -11,7 +11,7 @@ from typing import Any
 
 import click
 
-from arklow_pulumi.cli.rendering import number, table
+from arklow_pulumi.cli.rendering import number
 from arklow_pulumi.core.errors import InvalidInput
 from arklow_pulumi.reading.files import load_topology
 from arklow_pulumi.simulation.simulate import (
@@ -24,6 +24,7 @@ from arklow_pulumi.simulation.simulate import (
 )
 from arklow_pulumi.simulation.simulating import RunResult
 from arklow_pulumi.simulation.tracing import MAX_TICKS, MIN_TICK_S, read_trace
+from arklow_pulumi.text_tables import table
 
 PATH = click.Path(path_type=Path, dir_okay=False)
 

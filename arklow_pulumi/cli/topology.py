@@ -7,8 +7,9 @@ from typing import Any
 
 import click
 
-from arklow_pulumi.cli.rendering import number, table
+from arklow_pulumi.cli.rendering import number
 from arklow_pulumi.core.topology import Lane, ScaleTarget, Topology
+from arklow_pulumi.text_tables import table
 from arklow_pulumi.topology_documents import lane_document, pool_document, target_document
 
 

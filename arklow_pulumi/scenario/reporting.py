@@ -9,8 +9,8 @@ import json
 from pathlib import Path
 from typing import Any
 
-from arklow_pulumi.cli.rendering import table
 from arklow_pulumi.scenario.recording import LaneFigures, PoolFigures, Recording
+from arklow_pulumi.text_tables import table
 
 HOUR = 3600.0
 
