@@ -11,17 +11,21 @@ that differ from the defaults, ``None`` when none do (see ``core.policy.policy_d
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Iterable, Mapping
 from typing import Any
 
 from arklow_pulumi.core.policy import policy_document
 from arklow_pulumi.core.topology import Destination, GroupRef, Lane, Pool, ScaleTarget, frozen_map
 
 __all__ = [
+    "GROUP_FIELDS",
+    "POOL_FIELDS",
+    "TARGET_FIELDS",
     "destination_document",
     "group_document",
     "lane_document",
     "lane_from_document",
+    "picked",
     "pool_document",
     "target_document",
 ]
@@ -55,33 +59,29 @@ def destination_document(dest: Destination) -> dict[str, Any]:
     }
 
 
+def picked(value: object, names: Iterable[str]) -> dict[str, Any]:
+    """``{name: value.name}`` for each of ``names``: a value's plain fields as a document."""
+    return {name: getattr(value, name) for name in names}
+
+
+POOL_FIELDS = ("resource", "capacity", "headroom")
+GROUP_FIELDS = ("kind", "name", "region", "zone", "project")
+TARGET_FIELDS = ("min_replicas", "max_replicas", "units_per_replica", "override_policies")
+
+
 def pool_document(pool: Pool) -> dict[str, Any]:
     """A pool's own data; its members and targets are relations, added by the caller."""
-    return {
-        "resource": pool.resource,
-        "capacity": pool.capacity,
-        "headroom": pool.headroom,
-        "scale_policy": policy_document(pool.scale_policy),
-    }
+    return {**picked(pool, POOL_FIELDS), "scale_policy": policy_document(pool.scale_policy)}
 
 
 def group_document(group: GroupRef) -> dict[str, Any]:
-    return {
-        "kind": group.kind,
-        "name": group.name,
-        "region": group.region,
-        "zone": group.zone,
-        "project": group.project,
-    }
+    return picked(group, GROUP_FIELDS)
 
 
 def target_document(target: ScaleTarget) -> dict[str, Any]:
     """A scale target's own data (its name and pool are the caller's)."""
     return {
         "group": group_document(target.group),
-        "min_replicas": target.min_replicas,
-        "max_replicas": target.max_replicas,
-        "units_per_replica": target.units_per_replica,
-        "override_policies": target.override_policies,
+        **picked(target, TARGET_FIELDS),
         "replicas": target.replicas,
     }

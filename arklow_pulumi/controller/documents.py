@@ -35,6 +35,7 @@ from arklow_pulumi.controller.ports import (
     Published,
     TargetView,
 )
+from arklow_pulumi.topology_documents import picked
 
 LANE_FIELDS = len(LaneView._fields)  # demand, allocation, held, admission, stale
 
@@ -179,25 +180,13 @@ def lane_view_document(lane: LaneView) -> dict[str, Any]:
     }
 
 
+POOL_VIEW_FIELDS = ("resource", "capacity", "demand", "pressure", "state", "desired_replicas")
+TARGET_VIEW_FIELDS = ("desired", "in_service", "pending", "min", "max")
+
+
 def pool_view_document(pool: PoolView) -> dict[str, Any]:
-    return {
-        "resource": pool.resource,
-        "capacity": pool.capacity,
-        "demand": pool.demand,
-        "pressure": pool.pressure,
-        "state": pool.state,
-        "desired_replicas": pool.desired_replicas,
-        "targets": {
-            name: {
-                "desired": t.desired,
-                "in_service": t.in_service,
-                "pending": t.pending,
-                "min": t.min,
-                "max": t.max,
-            }
-            for name, t in pool.targets.items()
-        },
-    }
+    targets = {name: picked(t, TARGET_VIEW_FIELDS) for name, t in pool.targets.items()}
+    return {**picked(pool, POOL_VIEW_FIELDS), "targets": targets}
 
 
 def published_from_document(doc: Mapping[str, Any]) -> Published:

@@ -19,7 +19,7 @@ from arklow_pulumi.providers.storing import (
 )
 from arklow_pulumi.reading.spec import PoolSpec, policy_from_spec, pool_from_spec
 from arklow_pulumi.store.identity import new_create_id
-from arklow_pulumi.topology_documents import pool_document
+from arklow_pulumi.topology_documents import POOL_FIELDS, picked, pool_document
 
 INPUTS = ("arklow_name", "resource", "capacity", "headroom", "scale_policy")
 STEPS = ("max_step_up", "max_step_down")
@@ -46,9 +46,7 @@ def _policy_raw(value: Any) -> Any:
 def _normalized(spec: PoolSpec) -> dict[str, Any]:
     return {
         "arklow_name": spec.name,
-        "resource": spec.resource,
-        "capacity": spec.capacity,
-        "headroom": spec.headroom,
+        **picked(spec, POOL_FIELDS),
         "scale_policy": policy_document(policy_from_spec(spec.scale_policy)),
     }
 
