@@ -33,3 +33,19 @@ class ClientCache:
 
     def __setstate__(self, _state: dict[str, Any]) -> None:
         self.__init__()  # type: ignore[misc]
+
+
+class LockedState:
+    """A value guarded by ``self._lock`` that pickles without it (a lock cannot be pickled) and
+    gets a new one when unpickled."""
+
+    _lock: threading.Lock
+
+    def __getstate__(self) -> dict[str, Any]:
+        state = dict(self.__dict__)
+        del state["_lock"]
+        return state
+
+    def __setstate__(self, state: dict[str, Any]) -> None:
+        self.__dict__.update(state)
+        self._lock = threading.Lock()

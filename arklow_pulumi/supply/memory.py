@@ -13,30 +13,21 @@ import threading
 from collections import Counter
 from collections.abc import Mapping, Sequence
 from dataclasses import replace
-from typing import Any
 
 from arklow_pulumi.core.policy import clamp
 from arklow_pulumi.core.topology import GroupRef
+from arklow_pulumi.supply.clients import LockedState
 from arklow_pulumi.supply.errors import SupplyError
 from arklow_pulumi.supply.groups import GroupState, Plan, SetResult
 
 
-class InMemorySupply:
+class InMemorySupply(LockedState):
     def __init__(self, groups: Sequence[GroupState] = ()) -> None:
         self.groups: dict[GroupRef, GroupState] = {g.ref: g for g in groups}
         self.calls: Counter[str] = Counter()
         self.fail_next: list[SupplyError] = []
         self._lock = threading.Lock()
         self._cheap_views: dict[GroupRef, tuple[GroupState, GroupState]] = {}
-
-    def __getstate__(self) -> dict[str, Any]:
-        state = dict(self.__dict__)
-        del state["_lock"]
-        return state
-
-    def __setstate__(self, state: dict[str, Any]) -> None:
-        self.__dict__.update(state)
-        self._lock = threading.Lock()
 
     def add(self, group: GroupState) -> GroupState:
         with self._lock:

@@ -16,10 +16,11 @@ from collections import defaultdict
 from collections.abc import Callable, Mapping, Sequence
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
-from typing import Any, TypeVar
+from typing import TypeVar
 
 from arklow_pulumi.core.limits import TARGET_KINDS
 from arklow_pulumi.core.topology import GroupRef
+from arklow_pulumi.supply.clients import LockedState
 from arklow_pulumi.supply.contract import Supply
 from arklow_pulumi.supply.errors import PermanentSupplyError, SupplyError
 from arklow_pulumi.supply.groups import GroupState, Plan, SetResult
@@ -54,7 +55,7 @@ class Described:
     calls: int = 0  # binding describe calls made (one per partition)
 
 
-class SupplyRouter:
+class SupplyRouter(LockedState):
     """A :class:`Supply` that routes each group to the binding of its kind."""
 
     def __init__(self, bindings: Mapping[str, Supply], *, max_workers: int = MAX_PARALLEL) -> None:
@@ -67,15 +68,6 @@ class SupplyRouter:
     def of(cls, supply: Supply, *, max_workers: int = MAX_PARALLEL) -> SupplyRouter:
         """One binding for every kind (the in-memory one in tests and benchmarks)."""
         return cls(dict.fromkeys(TARGET_KINDS, supply), max_workers=max_workers)
-
-    def __getstate__(self) -> dict[str, Any]:
-        state = dict(self.__dict__)
-        del state["_lock"]
-        return state
-
-    def __setstate__(self, state: dict[str, Any]) -> None:
-        self.__dict__.update(state)
-        self._lock = threading.Lock()
 
     def binding(self, ref: GroupRef) -> Supply:
         found = self.bindings.get(ref.kind)
