@@ -281,9 +281,8 @@ class ComputeServer:
 
     def aggregated_migs(self, project: str, p: Any, q: dict[str, list[str]], b: Any) -> Any:
         with self.lock:
-            return _aggregated(
-                "instanceGroupManager", project, self.world.migs, q, self._render_mig
-            )
+            migs = self.world.migs
+            return _listed("instanceGroupManager", project, None, migs, q, self._render_mig)
 
     def _render_autoscaler(self, scaler: Any) -> dict[str, Any]:
         mig = next((m for m in self.world.migs.values() if m.link == scaler.target), None)
@@ -291,8 +290,8 @@ class ComputeServer:
 
     def aggregated_autoscalers(self, project: str, p: Any, q: dict[str, list[str]], b: Any) -> Any:
         with self.lock:
-            return _aggregated(
-                "autoscaler", project, self.world.autoscalers, q, self._render_autoscaler
+            return _listed(
+                "autoscaler", project, None, self.world.autoscalers, q, self._render_autoscaler
             )
 
     def list_autoscalers(
@@ -460,40 +459,26 @@ def _make_handler(server: ComputeServer) -> type[BaseHTTPRequestHandler]:
 def _listed(
     kind: str,
     project: str,
-    scope: str,
+    scope: str | None,
     objects: dict[tuple[str, str, str], Any],
     q: dict[str, list[str]],
     render: Callable[[Any], dict[str, Any]],
 ) -> Any:
-    """One page of a ``<kind>s.list`` answer: the project's objects in one scope, by name."""
-    found = [o for (pr, s, _), o in sorted(objects.items()) if pr == project and s == scope]
+    """One page of a ``<kind>s.list`` answer (the project's objects in ``scope``, by name), or,
+    without a scope, of ``<kind>s.aggregatedList`` (all its objects, grouped by scope)."""
+    found = [o for (pr, s, _), o in sorted(objects.items()) if pr == project and scope in (None, s)]
     page, token = _page(found, q)
+    if scope is None:
+        items: Any = {}
+        for o in page:
+            items.setdefault(o.scope, {f"{kind}s": []})[f"{kind}s"].append(render(o))
+        where, list_kind = "aggregated", f"{kind}AggregatedList"
+    else:
+        items, where, list_kind = [render(o) for o in page], scope, f"{kind}List"
     out = {
-        "kind": f"compute#{kind}List",
-        "id": f"projects/{project}/{scope}/{kind}s",
-        "items": [render(o) for o in page],
-        "selfLink": f"{PREFIX}{project}/{scope}/{kind}s",
-    }
-    return _with_token(out, token)
-
-
-def _aggregated(
-    kind: str,
-    project: str,
-    objects: dict[tuple[str, str, str], Any],
-    q: dict[str, list[str]],
-    render: Callable[[Any], dict[str, Any]],
-) -> Any:
-    """One page of a ``<kind>s.aggregatedList`` answer: the project's objects by scope."""
-    found = [o for (pr, _, _), o in sorted(objects.items()) if pr == project]
-    page, token = _page(found, q)
-    items: dict[str, Any] = {}
-    for o in page:
-        items.setdefault(o.scope, {f"{kind}s": []})[f"{kind}s"].append(render(o))
-    out = {
-        "kind": f"compute#{kind}AggregatedList",
-        "id": f"projects/{project}/aggregated/{kind}s",
+        "kind": f"compute#{list_kind}",
+        "id": f"projects/{project}/{where}/{kind}s",
         "items": items,
-        "selfLink": f"{PREFIX}{project}/aggregated/{kind}s",
+        "selfLink": f"{PREFIX}{project}/{where}/{kind}s",
     }
     return _with_token(out, token)
