@@ -52,11 +52,11 @@ class PoolResult:
     demand: float
     pressure: float | None
     state: PoolState
-    desired_replicas: tuple[int, ...]
+    desired_by_target: tuple[int, ...]  # the single-tick decision of each target, in order
 
     @property
     def desired_total(self) -> int:
-        return sum(self.desired_replicas)
+        return sum(self.desired_by_target)
 
 
 class LaneResults(Mapping[str, LaneResult]):

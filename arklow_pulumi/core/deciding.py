@@ -22,7 +22,7 @@ target. Nothing here reads a clock, a store or a cloud.
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from types import MappingProxyType
 from weakref import WeakKeyDictionary
@@ -85,8 +85,15 @@ def observed_of(pool: Pool, target: ScaleTarget, observed: Mapping[TargetId, Obs
     return seen if seen is not None else Observed(in_service=target.replicas, pending=0)
 
 
-# A pool target as a decision reads it: id, starting replicas, min, max, units per replica.
-_Entry = tuple[TargetId, int, int, int, float]
+@dataclass(frozen=True, slots=True)
+class _Entry:
+    """A pool's target as a decision reads it."""
+
+    tid: TargetId
+    replicas: int  # the topology's count: in service when nothing was observed
+    low: int
+    high: int
+    units_per_replica: float
 
 
 @dataclass(frozen=True, slots=True)
@@ -136,7 +143,7 @@ def _plans(topo: Topology) -> tuple[_PoolPlan, ...]:
                 policy=pool.scale_policy,
                 settle=not topo.members(pool.name),
                 targets=tuple(
-                    (
+                    _Entry(
                         ids[(pool.name, t.name)],
                         t.replicas,
                         t.min_replicas,
@@ -163,22 +170,14 @@ def _seen(topo: Topology, observed: Mapping[TargetId, Observed]) -> tuple[_Seen,
     seen: _Seen = []
     capacity = {}
     for plan in _plans(topo):
-        if len(plan.targets) == 1:  # as below for one target (sum of one supply is that supply)
-            tid, replicas, _lo, _hi, upr = plan.targets[0]
-            o = get(tid)
-            if o is None:
-                o = Observed(replicas, 0)
-            seen.append((plan, [o]))
-            capacity[plan.name] = plan.capacity + o.in_service * upr
-            continue
         found = []
         units = []
-        for tid, replicas, _lo, _hi, upr in plan.targets:
-            o = get(tid)
+        for entry in plan.targets:
+            o = get(entry.tid)
             if o is None:
-                o = Observed(replicas, 0)
+                o = Observed(entry.replicas, 0)
             found.append(o)
-            units.append(o.in_service * upr)
+            units.append(o.in_service * entry.units_per_replica)
         seen.append((plan, found))
         capacity[plan.name] = plan.capacity + sum(units)
     return seen, capacity
@@ -207,38 +206,8 @@ def decide(
     allocation = allocate(topo, demand, capacity, admission=admission)
     targets: dict[TargetId, TargetDecision] = {}
     pools = allocation.pools
-    get_history = history.get
     for plan, found in seen:
-        result = pools[plan.name]
-        if len(found) != 1:
-            _decide_pool(plan, result, found, history, now, targets)
-            continue
-        # A pool's only target: _decide_pool's steps for one target, with max and
-        # within_tolerance spelt out (the same choices: max(a, x) keeps a unless x > a).
-        tid, _replicas, lo, hi, upr = plan.targets[0]
-        o = found[0]
-        current = o.in_service + o.pending
-        rec = clamp(result.desired_replicas[0], lo, hi)
-        if plan.settle:
-            desired = lo
-        else:
-            policy = plan.policy
-            needed = result.demand * plan.grow - plan.capacity
-            needed = needed if needed > 0.0 else 0.0
-            supplied = current * upr
-            floor = supplied if supplied > 1.0 else 1.0
-            if abs(needed - supplied) <= policy.tolerance * supplied + 1e-9 * floor:
-                desired = clamp(current, lo, hi)
-            else:
-                window: Iterable[int] = ()
-                if rec < current:  # the window is read only to scale down
-                    horizon = now - policy.scale_down_window_s
-                    earlier = get_history(tid, _NO_HISTORY)
-                    window = [r.replicas for r in earlier if r.at >= horizon]
-                desired = next_replicas(
-                    policy, current=current, recommended=rec, window=window, low=lo, high=hi
-                )
-        targets[tid] = TargetDecision(tid, rec, desired, current)
+        _decide_pool(plan, pools[plan.name], found, history, now, targets)
     return Decision(allocation=allocation, targets=targets)
 
 
@@ -251,8 +220,8 @@ def _decide_pool(
     out: dict[TargetId, TargetDecision],
     /,
 ) -> None:
-    """The decisions of a pool's targets (:func:`decide` works out a pool's only target itself,
-    these steps for one target)."""
+    """The decisions of a pool's targets: the single-tick recommendation, then the scale policy
+    (settle to min without members; hold within the tolerance; else :func:`next_replicas`)."""
     policy = plan.policy
     settle = plan.settle
     currents = [o.in_service + o.pending for o in seen]
@@ -261,12 +230,11 @@ def _decide_pool(
         # The pool's targets supply (in service + pending) what it needs, within the tolerance.
         needed = result.demand * plan.grow - plan.capacity
         pairs = zip(currents, plan.targets, strict=True)
-        supplied = sum([c * entry[4] for c, entry in pairs])
+        supplied = sum([c * entry.units_per_replica for c, entry in pairs])
         hold = within_tolerance(max(0.0, needed), supplied, policy.tolerance)
     horizon = now - policy.scale_down_window_s
-    for (tid, _replicas, lo, hi, _upr), current, rec in zip(
-        plan.targets, currents, result.desired_replicas, strict=True
-    ):
+    for entry, current, rec in zip(plan.targets, currents, result.desired_by_target, strict=True):
+        tid, lo, hi = entry.tid, entry.low, entry.high
         rec = clamp(rec, lo, hi)
         if settle:
             desired = lo

@@ -241,5 +241,5 @@ def test_desired_replicas_count_static_capacity(name, static, replicas, demand, 
         [pool("p", "r", ["d"], static, scale_targets=[target("t", 1, 20, 4, replicas)])],
     )
     result = allocate(t, {"d/l": demand}).pools["p"]
-    assert result.desired_replicas == (desired,)
+    assert result.desired_by_target == (desired,)
     assert result.capacity == static + 4 * replicas

@@ -102,7 +102,7 @@ def test_largest_values_allocate_to_finite_numbers() -> None:
     pool = result.pools["p"]
     numbers += [pool.capacity, pool.demand, pool.pressure or 0.0]
     assert all(math.isfinite(x) for x in numbers)
-    assert pool.desired_replicas == (MAX_COUNT,)
+    assert pool.desired_by_target == (MAX_COUNT,)
 
 
 def vars_of(lane: Any) -> list[float]:
