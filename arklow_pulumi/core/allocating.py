@@ -274,21 +274,14 @@ def allocate(
 def _pool_results(
     c: CompiledTopology, demand: list[float], supply: list[float]
 ) -> dict[str, PoolResult]:
-    """Each pool's state (:func:`pool_pressure`, spelt out here) and single-tick decision
+    """Each pool's state (:func:`pool_pressure`) and single-tick decision
     (:func:`~arklow_pulumi.core.scaling.desired_for_pools`), from its demand ``Σ e × cost``."""
     desired = desired_for_pools(demand, c.scale_plans)
     results = {}
-    state: PoolState
     for name, pool, pool_demand, capacity, replicas in zip(
         c.pool_names, c.pools, demand, supply, desired, strict=True
     ):
-        if pool_demand <= 0:
-            pressure, state = 0.0, "idle"
-        elif capacity <= 0:
-            pressure, state = None, "constrained"
-        else:
-            pressure = pool_demand / capacity
-            state = "steady" if pressure <= 1 else "constrained"
+        pressure, state = pool_pressure(pool_demand, capacity)
         results[name] = PoolResult(pool.resource, capacity, pool_demand, pressure, state, replicas)
     return results
 
