@@ -31,7 +31,7 @@ from weakref import WeakKeyDictionary
 from arklow_pulumi.core.errors import InvalidInput, Problem
 from arklow_pulumi.core.filling import Network, network
 from arklow_pulumi.core.limits import MAX_UNITS
-from arklow_pulumi.core.scaling import ScalePlan, desired_for_pools, scale_plan
+from arklow_pulumi.core.scaling import PoolSizing, desired_for_pools, pool_sizing
 from arklow_pulumi.core.topology import Pool, Topology
 
 PoolState = Literal["idle", "steady", "constrained"]
@@ -133,7 +133,7 @@ class CompiledTopology:
     network: Network  # the filling kernel's copy of weights, limits and incidences
     pools: tuple[Pool, ...] = ()  # by position, as pool_names
     supplies: tuple[float, ...] = ()  # each pool's supply (Pool.supply, a sum made once)
-    scale_plans: tuple[ScalePlan, ...] = ()  # each pool's scale targets, as scaling reads them
+    sizings: tuple[PoolSizing, ...] = ()  # each pool's scale targets, as scaling reads them
 
 
 _COMPILED: WeakKeyDictionary[Topology, CompiledTopology] = WeakKeyDictionary()
@@ -163,7 +163,7 @@ def _compile(topo: Topology) -> CompiledTopology:
         network=network(weights, limits, lane_pools, len(pool_names)),
         pools=pools,
         supplies=tuple(pool.supply for pool in pools),
-        scale_plans=tuple(scale_plan(p.headroom, p.scale_targets, p.capacity) for p in pools),
+        sizings=tuple(pool_sizing(p.headroom, p.scale_targets, p.capacity) for p in pools),
     )
 
 
@@ -276,7 +276,7 @@ def _pool_results(
 ) -> dict[str, PoolResult]:
     """Each pool's state (:func:`pool_pressure`) and single-tick decision
     (:func:`~arklow_pulumi.core.scaling.desired_for_pools`), from its demand ``Σ e × cost``."""
-    desired = desired_for_pools(demand, c.scale_plans)
+    desired = desired_for_pools(demand, c.sizings)
     results = {}
     for name, pool, pool_demand, capacity, replicas in zip(
         c.pool_names, c.pools, demand, supply, desired, strict=True

@@ -97,7 +97,7 @@ class _Entry:
 
 
 @dataclass(frozen=True, slots=True)
-class _PoolPlan:
+class _PoolTargets:
     """A pool with targets, as every decision on its topology reads it: its targets' ids and
     bounds taken once, whether it has members (a pool without settles its targets), and the
     figures its scale policy needs."""
@@ -110,7 +110,7 @@ class _PoolPlan:
     targets: tuple[_Entry, ...]
 
 
-_PLANS: WeakKeyDictionary[Topology, tuple[_PoolPlan, ...]] = WeakKeyDictionary()
+_POOL_TARGETS: WeakKeyDictionary[Topology, tuple[_PoolTargets, ...]] = WeakKeyDictionary()
 _TARGETS: WeakKeyDictionary[Topology, Mapping[TargetId, ScaleTarget]] = WeakKeyDictionary()
 
 
@@ -130,13 +130,13 @@ def scale_targets(topo: Topology) -> Mapping[TargetId, ScaleTarget]:
     return targets
 
 
-def _plans(topo: Topology) -> tuple[_PoolPlan, ...]:
+def _pools_with_targets(topo: Topology) -> tuple[_PoolTargets, ...]:
     """The topology's pools with targets, in pool order; built once per topology value."""
-    plans = _PLANS.get(topo)
+    plans = _POOL_TARGETS.get(topo)
     if plans is None:
         ids = {(tid.pool, tid.name): tid for tid in scale_targets(topo)}
-        plans = _PLANS[topo] = tuple(
-            _PoolPlan(
+        plans = _POOL_TARGETS[topo] = tuple(
+            _PoolTargets(
                 name=pool.name,
                 capacity=pool.capacity,
                 grow=1.0 + pool.headroom,
@@ -160,7 +160,7 @@ def _plans(topo: Topology) -> tuple[_PoolPlan, ...]:
 
 
 # Per pool with targets: each target's observation, in the pool's target order.
-_Seen = list[tuple[_PoolPlan, list[Observed]]]
+_Seen = list[tuple[_PoolTargets, list[Observed]]]
 
 
 def _seen(topo: Topology, observed: Mapping[TargetId, Observed]) -> tuple[_Seen, dict[str, float]]:
@@ -169,7 +169,7 @@ def _seen(topo: Topology, observed: Mapping[TargetId, Observed]) -> tuple[_Seen,
     get = observed.get
     seen: _Seen = []
     capacity = {}
-    for plan in _plans(topo):
+    for plan in _pools_with_targets(topo):
         found = []
         units = []
         for entry in plan.targets:
@@ -212,7 +212,7 @@ def decide(
 
 
 def _decide_pool(
-    plan: _PoolPlan,
+    plan: _PoolTargets,
     result: PoolResult,
     seen: list[Observed],
     history: Mapping[TargetId, Sequence[Recommendation]],

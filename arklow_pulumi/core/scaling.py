@@ -37,11 +37,11 @@ def desired_replicas(
     static_capacity: float = 0.0,
 ) -> tuple[int, ...]:
     """The single-tick decision for each target of a pool, each within its [min, max]."""
-    return desired_for(scale_plan(headroom, targets, static_capacity), demand)
+    return desired_for(pool_sizing(headroom, targets, static_capacity), demand)
 
 
 @dataclass(frozen=True, slots=True)
-class ScalePlan:
+class PoolSizing:
     """A pool as the single-tick decision reads it, made once per topology: ``1 + headroom``,
     the static capacity, and per target its units per replica, bounds, and the units those
     bounds supply (``min × units``, ``max × units``)."""
@@ -55,10 +55,10 @@ class ScalePlan:
     high_units: tuple[float, ...]
 
 
-def scale_plan(
+def pool_sizing(
     headroom: float, targets: Sequence[ScaleTarget], static_capacity: float
-) -> ScalePlan:
-    return ScalePlan(
+) -> PoolSizing:
+    return PoolSizing(
         grow=1.0 + headroom,
         static_capacity=static_capacity,
         units_per_replica=tuple(t.units_per_replica for t in targets),
@@ -70,28 +70,28 @@ def scale_plan(
 
 
 def desired_for_pools(
-    demands: Sequence[float], plans: Sequence[ScalePlan]
+    demands: Sequence[float], sizings: Sequence[PoolSizing]
 ) -> list[tuple[int, ...]]:
     """:func:`desired_for` of each pool (a tick decides 1,000 pools and more)."""
-    return [desired_for(plan, demand) for demand, plan in zip(demands, plans, strict=True)]
+    return [desired_for(sizing, demand) for demand, sizing in zip(demands, sizings, strict=True)]
 
 
-def desired_for(plan: ScalePlan, demand: float) -> tuple[int, ...]:
-    """The single-tick decision for the pool ``plan`` describes at ``demand``: its units split
+def desired_for(sizing: PoolSizing, demand: float) -> tuple[int, ...]:
+    """The single-tick decision for the pool ``sizing`` describes at ``demand``: its units split
     across the targets (:func:`_split`), each share rounded down to whole replicas within the
     target's bounds, then rounded up one replica at a time, largest remainder first, only until
     the units are covered (the targets together run ceil(units / units_per_replica), not one
     extra per target)."""
-    uprs = plan.units_per_replica
+    uprs = sizing.units_per_replica
     if not uprs:
         return ()
-    needed = demand * plan.grow
-    rest = needed - plan.static_capacity
+    needed = demand * sizing.grow
+    rest = needed - sizing.static_capacity
     units = rest if rest > _EPS * needed else 0.0  # float noise of a full cover is no shortfall
-    highs = plan.highs
+    highs = sizing.highs
     exact: list[float] = []
     counts: list[int] = []
-    for share, upr, lo, hi in zip(_split(units, plan), uprs, plan.lows, highs, strict=True):
+    for share, upr, lo, hi in zip(_split(units, sizing), uprs, sizing.lows, highs, strict=True):
         x = share / upr
         exact.append(x)
         counts.append(clamp(_floor(x), lo, hi))
@@ -112,10 +112,10 @@ def _floor(x: float) -> int:
     return count if count > 0 else 0
 
 
-def _split(units: float, plan: ScalePlan) -> list[float]:
+def _split(units: float, sizing: PoolSizing) -> list[float]:
     """Split ``units`` across the targets by their largest supply; floors at min and ceilings at
     max are fixed first and the rest shared again among the others."""
-    low, high = plan.low_units, plan.high_units
+    low, high = sizing.low_units, sizing.high_units
     total = sum(high)
     level = units / total if total > 0 else 0.0
     first: list[float] = []

@@ -10,7 +10,7 @@ from typing import Any
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from arklow_pulumi.core.scaling import desired_for_pools, desired_replicas, scale_plan
+from arklow_pulumi.core.scaling import desired_for_pools, desired_replicas, pool_sizing
 from arklow_pulumi.core.topology import GroupRef, ScaleTarget
 
 ODD = [0.0, -0.0, 1e-300, 5e-324, 1e-9, 0.1, 1 / 3, 1.0, 7.25, 1e12, 1e300, math.inf, math.nan]
@@ -49,7 +49,7 @@ def test_every_pool_is_desired_replicas(
     pools: list[tuple[float, float, float, tuple[ScaleTarget, ...]]],
 ) -> None:
     demands = [d for d, _h, _s, _t in pools]
-    plans = [scale_plan(h, t, s) for _d, h, s, t in pools]
+    plans = [pool_sizing(h, t, s) for _d, h, s, t in pools]
     one_by_one = [outcome(lambda p=p: desired_replicas(p[0], p[1], p[3], p[2])) for p in pools]
     if all(isinstance(r, tuple) for r in one_by_one):
         assert desired_for_pools(demands, plans) == one_by_one
@@ -64,6 +64,6 @@ def test_every_pool_is_desired_replicas(
 def test_a_zero_supply_target_and_a_target_with_room() -> None:
     stuck = ScaleTarget("s", GroupRef("aws_asg", "s"), 0, 0, 8.0, 0)
     room = ScaleTarget("r", GroupRef("aws_asg", "r"), 1, 10, 8.0, 1)
-    plans = [scale_plan(0.2, (stuck,), 0.0), scale_plan(0.2, (room,), 4.0)]
+    plans = [pool_sizing(0.2, (stuck,), 0.0), pool_sizing(0.2, (room,), 4.0)]
     assert desired_for_pools([50.0, 50.0], plans) == [(0,), (7,)]
     assert desired_replicas(50.0, 0.2, (room,), 4.0) == (7,)
