@@ -132,10 +132,10 @@ def scale_targets(topo: Topology) -> Mapping[TargetId, ScaleTarget]:
 
 def _pools_with_targets(topo: Topology) -> tuple[_PoolTargets, ...]:
     """The topology's pools with targets, in pool order; built once per topology value."""
-    plans = _POOL_TARGETS.get(topo)
-    if plans is None:
+    pools = _POOL_TARGETS.get(topo)
+    if pools is None:
         ids = {(tid.pool, tid.name): tid for tid in scale_targets(topo)}
-        plans = _POOL_TARGETS[topo] = tuple(
+        pools = _POOL_TARGETS[topo] = tuple(
             _PoolTargets(
                 name=pool.name,
                 capacity=pool.capacity,
@@ -156,7 +156,7 @@ def _pools_with_targets(topo: Topology) -> tuple[_PoolTargets, ...]:
             for pool in topo.pools.values()
             if pool.scale_targets
         )
-    return plans
+    return pools
 
 
 # Per pool with targets: each target's observation, in the pool's target order.
