@@ -43,22 +43,31 @@ class Observation:
     supply_read: bool = True
 
 
+@dataclass(frozen=True, slots=True)
+class LaneDemand:
+    """The topology's lanes' reports as a tick reads them."""
+
+    reports: Mapping[str, float]  # each lane's last report, raw: fresh or stale
+    demand: dict[str, float]  # fresh reports only: what the decision sees
+    stale: frozenset[str]
+
+
 def fresh_demand(
     topo: Topology, fresh: dict[str, float], stale: dict[str, float]
-) -> tuple[Mapping[str, float], dict[str, float], frozenset[str]]:
-    """From each lane's latest report, split into fresh and stale (lane -> demand): (raw demand
-    of the topology's lanes, fresh demand, stale lanes). Reports of lanes the topology does not
-    hold are left out; ``fresh`` itself is returned (and so changed) when it has none."""
+) -> LaneDemand:
+    """From each lane's latest report, split into fresh and stale (lane -> demand). Reports of
+    lanes the topology does not hold are left out; ``fresh`` itself is used (and so changed)
+    when it has none."""
     known = topo.lanes_by_key
     unknown = fresh.keys() - known.keys()
     for lane in unknown:
         del fresh[lane]
     stale_lanes = frozenset(lane for lane in stale if lane in known)
     if not stale_lanes:
-        return fresh, fresh, stale_lanes
+        return LaneDemand(fresh, fresh, stale_lanes)
     raw = dict(fresh)
     raw.update((lane, stale[lane]) for lane in stale_lanes)
-    return raw, fresh, stale_lanes
+    return LaneDemand(raw, fresh, stale_lanes)
 
 
 _REFS: WeakKeyDictionary[Topology, tuple[GroupRef, ...]] = WeakKeyDictionary()
@@ -83,14 +92,24 @@ def observed_of(state: GroupState, last: Observed | None = None) -> Observed:
     return Observed(in_service=in_service, pending=pending)
 
 
+@dataclass(frozen=True, slots=True)
+class SupplySeen:
+    """The scale targets' groups as one describe saw them."""
+
+    groups: dict[TargetId, GroupState]  # targets whose group was described
+    observed: dict[TargetId, Observed]  # every target (the last seen, for one not described)
+    errors: dict[TargetId, SupplyError]
+    read: bool  # every partition answered
+
+
 def describe_targets(
     supply: SupplyRouter,
     targets: Mapping[TargetId, ScaleTarget],
     fallback: Mapping[TargetId, Observed],
     refs: Sequence[GroupRef],
-) -> tuple[dict[TargetId, GroupState], dict[TargetId, Observed], dict[TargetId, SupplyError], bool]:
-    """(described groups, observations, errors, whether every partition answered). ``refs``:
-    the targets' groups, sorted (:func:`group_refs`)."""
+) -> SupplySeen:
+    """Every target's group in one batched describe. ``refs``: the targets' groups, sorted
+    (:func:`group_refs`)."""
     described = supply.describe_partial(refs, detail=False)
     found, failed, last = described.found, described.failed, fallback.get
     groups: dict[TargetId, GroupState] = {}
@@ -104,7 +123,7 @@ def describe_targets(
         else:
             errors[tid] = failed.get(target.group) or GroupNotFound(target.group)
             observed[tid] = _fallback(tid, target, fallback)
-    return groups, observed, errors, not described.failed
+    return SupplySeen(groups, observed, errors, not described.failed)
 
 
 def _fallback(tid: TargetId, target: ScaleTarget, last: Mapping[TargetId, Observed]) -> Observed:

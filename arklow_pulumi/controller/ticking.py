@@ -241,14 +241,21 @@ class Controller:
         topo = self._topology()
         fresh, old = load_demand_split(self.store, now, self.settings.ttl_s)
         self._sink.refresh(topo)
-        reports, demand, stale = fresh_demand(topo, fresh, old)
+        lanes = fresh_demand(topo, fresh, old)
         targets = scale_targets(topo)
         faults.hit("describe")
-        groups, observed, errors, read = describe_targets(
-            self.supply, targets, self._memory.observed, group_refs(topo)
-        )
+        seen = describe_targets(self.supply, targets, self._memory.observed, group_refs(topo))
         return Observation(
-            now, topo, reports, demand, stale, targets, groups, observed, errors, read
+            now,
+            topo,
+            lanes.reports,
+            lanes.demand,
+            lanes.stale,
+            targets,
+            seen.groups,
+            seen.observed,
+            seen.errors,
+            seen.read,
         )
 
     def _topology(self) -> Topology:

@@ -463,10 +463,10 @@ def test_garbage_cycles_a_tick_made_are_collected_by_its_end(
     real = observing.fresh_demand
 
     def fresh_demand(*args: object, **kw: object) -> object:
-        mine, fresh, stale = real(*args, **kw)  # type: ignore[arg-type]
-        cyclic = _CyclicDemand(fresh)
+        lanes = real(*args, **kw)  # type: ignore[arg-type]
+        cyclic = _CyclicDemand(lanes.demand)
         made.append(weakref.ref(cyclic))
-        return mine, cyclic, stale
+        return observing.LaneDemand(lanes.reports, cyclic, lanes.stale)
 
     monkeypatch.setattr("arklow_pulumi.controller.ticking.fresh_demand", fresh_demand)
     try:
