@@ -249,7 +249,7 @@ def main() -> int:
     lease, published = read_lease(store), load_published(store)
     stored = load_demand_reports(store)
     close_stores()
-    ticks = published[0] if published else 0
+    ticks = published.tick if published else 0
     with compute.lock:
         entries = [e for e in compute.log if e["route"].endswith(".resize")]
     sizes = {int(e["query"]["size"]) for e in entries}

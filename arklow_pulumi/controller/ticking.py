@@ -410,9 +410,9 @@ class Controller:
         self._sink.refresh(topo)
         row = load_published(self.store)
         memory = self._memory
-        if row is not None and row[0] != memory.tick:
-            memory.published = published_from_document(row[2])
-            memory.tick = row[0]
+        if row is not None and row.tick != memory.tick:
+            memory.published = published_from_document(row.document)
+            memory.tick = row.tick
         memory.ready = True
         self._settle_heap()
 

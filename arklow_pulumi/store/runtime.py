@@ -253,11 +253,20 @@ def store_demand_reports(
     return len(reports)
 
 
-def load_published(store: Store) -> tuple[int, float, dict[str, Any]] | None:
-    """The last published tick (tick, at, document), as a standby replica serves it."""
+@dataclass(frozen=True, slots=True)
+class StoredTick:
+    """The last published tick as stored: its number, time and document."""
+
+    tick: int
+    at: float
+    document: dict[str, Any]
+
+
+def load_published(store: Store) -> StoredTick | None:
+    """The last published tick, as a standby replica serves it."""
     with _transaction(store, readonly=True) as conn:
         row = conn.execute(select(PUBLISHED).where(PUBLISHED.c.name == PUBLISHED_NAME)).first()
-    return None if row is None else (row.tick, row.at, dict(row.document))
+    return None if row is None else StoredTick(row.tick, row.at, dict(row.document))
 
 
 def load_demand_reports(store: Store) -> dict[str, tuple[float, float]]:

@@ -284,7 +284,7 @@ class Cluster:
         store = open_store(self.store_url)
         epochs, published = read_lease(store).epoch, load_published(store)
         close_stores()
-        ticks = 1 + (published[0] if published else 0)
+        ticks = 1 + (published.tick if published else 0)
         with self.compute.lock:
             entries = [e for e in self.compute.log if e["route"].endswith(".resize")]
         known = {

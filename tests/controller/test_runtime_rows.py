@@ -110,8 +110,8 @@ def test_a_published_tick_round_trips_bit_for_bit_through_the_store(any_store: S
     )
     write_tick(any_store, lease, record)
     stored = load_published(any_store)
-    assert stored is not None and stored[0] == 7
-    back = published_from_document(stored[2])
+    assert stored is not None and stored.tick == 7
+    back = published_from_document(stored.document)
     assert back == value
     assert [math.copysign(1.0, v.allocation) for v in back.lanes.values()] == [1.0, -1.0, 1.0]
     assert list(back.lanes) == list(value.lanes)  # lane order kept

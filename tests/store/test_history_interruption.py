@@ -72,7 +72,7 @@ def test_kill_9_inside_a_tick_leaves_it_whole_or_absent(store_url: str, statemen
         assert check_whole_ticks(store_url) == list(range(1, KILL_TICK))
         store = open_store(store_url)
         published = load_published(store)
-        assert published is not None and published[0] == KILL_TICK - 1
+        assert published is not None and published.tick == KILL_TICK - 1
         # The next writer (its own lane cache, read from the store) writes the lost tick again.
         lease = acquire_lease(store, "next", 60.0, force=True)
         assert lease is not None
