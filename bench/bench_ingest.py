@@ -5,7 +5,7 @@ The API (``build_app``, uvicorn, tokens file with a destination-scoped token, so
 authenticated and scope-checked) runs in a child process; this process posts batches of 100 random
 reports over 10,000 lanes from ``--clients`` threads, each with a keep-alive connection, and times
 every request. Two sinks: the in-memory one of the tests, and the SQLite runtime store
-(``controller.sinking.StoreDemandSink``: one fenced transaction per batch under a real lease).
+(``controller.sinking.StoreDemandSink``: one transaction per batch; reports are not fenced).
 
 Usage: .venv/bin/python bench/bench_ingest.py [--requests 3000] [--paced-requests 1500]
        [--clients 4] [--sinks memory,sqlite]
@@ -291,7 +291,7 @@ def write_results(
         f"bytes so the load generator costs little) post batches of {BATCH} reports over 10,000 "
         "known lanes with a `destination:` token, so every request is authenticated and "
         "scope-checked. Sinks: `memory` (the tests' in-memory port) and `sqlite` (the runtime "
-        "store through `controller.sinking.StoreDemandSink` under a real lease, one fenced "
+        "store through `controller.sinking.StoreDemandSink` , one "
         "transaction per group of batches).",
         "",
         "Two phases per sink: **saturated** (closed loop, as fast as answers come: the throughput "

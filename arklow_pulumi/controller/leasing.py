@@ -25,8 +25,6 @@ import uuid
 from pathlib import Path
 from typing import IO
 
-from sqlalchemy.engine import make_url
-
 from arklow_pulumi.controller.ports import LeaderCallbacks, LeaderView, TickObserver
 from arklow_pulumi.core.errors import ArklowError
 from arklow_pulumi.store.engine import Store, StoreError
@@ -47,9 +45,9 @@ def holder_id() -> str:
 
 def lock_path(store: Store) -> Path:
     """The lock file beside a SQLite database."""
-    database = make_url(store.url).database
-    assert database, "open_store refuses a SQLite store without a file"
-    return Path(database).with_name(Path(database).name + ".controller.lock")
+    database = store.database_file
+    assert database is not None, "open_store refuses a SQLite store without a file"
+    return database.with_name(database.name + ".controller.lock")
 
 
 class SoleElector:

@@ -93,6 +93,12 @@ class Store:
     def display_url(self) -> str:
         return redact(self.url)
 
+    @property
+    def database_file(self) -> Path | None:
+        """A SQLite store's database file (``None`` for PostgreSQL)."""
+        database = make_url(self.url).database
+        return Path(database) if self.dialect == "sqlite" and database else None
+
 
 _STORES: dict[tuple[str, bool], Store] = {}
 # Stores known to be at SCHEMA_REVISION in this process (checked or migrated once).
