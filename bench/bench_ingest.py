@@ -291,7 +291,7 @@ def write_results(
         f"bytes so the load generator costs little) post batches of {BATCH} reports over 10,000 "
         "known lanes with a `destination:` token, so every request is authenticated and "
         "scope-checked. Sinks: `memory` (the tests' in-memory port) and `sqlite` (the runtime "
-        "store through `controller.sinking.StoreDemandSink` , one "
+        "store through `controller.sinking.StoreDemandSink`, one "
         "transaction per group of batches).",
         "",
         "Two phases per sink: **saturated** (closed loop, as fast as answers come: the throughput "
