@@ -17,6 +17,7 @@ from __future__ import annotations
 import math
 from collections.abc import Sequence
 from dataclasses import dataclass
+from operator import mul, truediv
 
 from arklow_pulumi.core.policy import clamp
 from arklow_pulumi.core.topology import ScaleTarget
@@ -89,18 +90,14 @@ def desired_for(sizing: PoolSizing, demand: float) -> tuple[int, ...]:
     rest = needed - sizing.static_capacity
     units = rest if rest > _EPS * needed else 0.0  # float noise of a full cover is no shortfall
     highs = sizing.highs
-    exact: list[float] = []
-    counts: list[int] = []
-    for share, upr, lo, hi in zip(_split(units, sizing), uprs, sizing.lows, highs, strict=True):
-        x = share / upr
-        exact.append(x)
-        counts.append(clamp(_floor(x), lo, hi))
+    exact = list(map(truediv, _split(units, sizing), uprs))
+    counts = [clamp(_floor(x), lo, hi) for x, lo, hi in zip(exact, sizing.lows, highs, strict=True)]
     tolerance = _EPS * (units if units > 1.0 else 1.0)
-    while units - sum([c * upr for c, upr in zip(counts, uprs, strict=True)]) > tolerance:
+    while units - sum(map(mul, counts, uprs)) > tolerance:
         room = [k for k, hi in enumerate(highs) if counts[k] < hi]
         if not room:
             break
-        k = max(room, key=lambda i: (exact[i] - counts[i], -i))
+        k = room[0] if len(room) == 1 else max(room, key=lambda i: (exact[i] - counts[i], -i))
         counts[k] += 1
     return tuple(counts)
 
@@ -112,19 +109,18 @@ def _floor(x: float) -> int:
     return count if count > 0 else 0
 
 
+def _within(low: float, x: float, high: float) -> bool:
+    return low <= x <= high
+
+
 def _split(units: float, sizing: PoolSizing) -> list[float]:
     """Split ``units`` across the targets by their largest supply; floors at min and ceilings at
     max are fixed first and the rest shared again among the others."""
     low, high = sizing.low_units, sizing.high_units
     total = sum(high)
     level = units / total if total > 0 else 0.0
-    first: list[float] = []
-    for lo, h in zip(low, high, strict=True):
-        x = h * level
-        if not lo <= x <= h:
-            break
-        first.append(x)
-    else:
+    first = [h * level for h in high]
+    if all(map(_within, low, first, high)):
         return first  # no share at a bound: the loop's first round, which it would end with
     share: list[float | None] = [None] * len(high)
     while True:
