@@ -38,7 +38,7 @@ def desired_replicas(
     static_capacity: float = 0.0,
 ) -> tuple[int, ...]:
     """The single-tick decision for each target of a pool, each within its [min, max]."""
-    return desired_for(pool_sizing(headroom, targets, static_capacity), demand)
+    return desired_for_pools([demand], [pool_sizing(headroom, targets, static_capacity)])[0]
 
 
 @dataclass(frozen=True, slots=True)
@@ -73,40 +73,38 @@ def pool_sizing(
 def desired_for_pools(
     demands: Sequence[float], sizings: Sequence[PoolSizing]
 ) -> list[tuple[int, ...]]:
-    """:func:`desired_for` of each pool (a tick decides 1,000 pools and more)."""
-    return [desired_for(sizing, demand) for demand, sizing in zip(demands, sizings, strict=True)]
-
-
-def desired_for(sizing: PoolSizing, demand: float) -> tuple[int, ...]:
-    """The single-tick decision for the pool ``sizing`` describes at ``demand``: its units split
-    across the targets (:func:`_split`), each share rounded down to whole replicas within the
-    target's bounds, then rounded up one replica at a time, largest remainder first, only until
-    the units are covered (the targets together run ceil(units / units_per_replica), not one
-    extra per target)."""
-    uprs = sizing.units_per_replica
-    if not uprs:
-        return ()
-    needed = demand * sizing.grow
-    rest = needed - sizing.static_capacity
-    units = rest if rest > _EPS * needed else 0.0  # float noise of a full cover is no shortfall
-    highs = sizing.highs
-    exact = list(map(truediv, _split(units, sizing), uprs))
-    counts = [clamp(_floor(x), lo, hi) for x, lo, hi in zip(exact, sizing.lows, highs, strict=True)]
-    tolerance = _EPS * (units if units > 1.0 else 1.0)
-    while units - sum(map(mul, counts, uprs)) > tolerance:
-        room = [k for k, hi in enumerate(highs) if counts[k] < hi]
-        if not room:
-            break
-        k = room[0] if len(room) == 1 else max(room, key=lambda i: (exact[i] - counts[i], -i))
-        counts[k] += 1
-    return tuple(counts)
-
-
-def _floor(x: float) -> int:
-    """``floor`` tolerant of float noise (2.9999999999 → 3), never below 0."""
-    size = x if x > 1.0 else -x if x < -1.0 else 1.0  # max(1.0, abs(x)), NaN aside
-    count = math.floor(x + _EPS * size)
-    return count if count > 0 else 0
+    """The single-tick decision of each pool (a tick decides 1,000 pools and more at once): its
+    units split across the targets (:func:`_split`), each share rounded down to whole replicas
+    within the target's bounds, then rounded up one replica at a time, largest remainder first,
+    only until the units are covered (the targets together run ceil(units / units_per_replica),
+    not one extra per target)."""
+    out: list[tuple[int, ...]] = []
+    floor = math.floor
+    for demand, sizing in zip(demands, sizings, strict=True):
+        uprs = sizing.units_per_replica
+        if not uprs:
+            out.append(())
+            continue
+        needed = demand * sizing.grow
+        rest = needed - sizing.static_capacity
+        units = rest if rest > _EPS * needed else 0.0  # float noise of a full cover: none short
+        highs = sizing.highs
+        exact = list(map(truediv, _split(units, sizing), uprs))
+        counts: list[int] = []
+        for x, lo, hi in zip(exact, sizing.lows, highs, strict=True):
+            # floor tolerant of float noise (2.9999999999 -> 3), at least 0, then within bounds
+            size = x if x > 1.0 else -x if x < -1.0 else 1.0
+            c = floor(x + _EPS * size)
+            counts.append(clamp(c if c > 0 else 0, lo, hi))
+        tolerance = _EPS * (units if units > 1.0 else 1.0)
+        while units - sum(map(mul, counts, uprs)) > tolerance:
+            room = [k for k, hi in enumerate(highs) if counts[k] < hi]
+            if not room:
+                break
+            k = room[0] if len(room) == 1 else max(room, key=lambda i: (exact[i] - counts[i], -i))
+            counts[k] += 1
+        out.append(tuple(counts))
+    return out
 
 
 def _within(low: float, x: float, high: float) -> bool:
