@@ -31,3 +31,17 @@ class Network:
         admission: bool = True,
         max_demand: float = ...,
     ) -> tuple[list[float], list[float], list[float], list[float]]: ...
+
+MAX_COUNT: int
+
+class Sizings:
+    """Every pool's single-tick scale decision (see ``src/sizing.rs``), checked and copied once:
+    each pool a ``(grow, static_capacity, targets)``, each target a
+    ``(units_per_replica, min_replicas, max_replicas)``."""
+
+    def __init__(
+        self, pools: Iterable[tuple[float, float, Iterable[tuple[float, int, int]]]]
+    ) -> None: ...
+    @property
+    def pools(self) -> int: ...
+    def desired(self, demands: Iterable[float]) -> list[tuple[int, ...]]: ...

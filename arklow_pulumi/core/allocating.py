@@ -23,7 +23,7 @@ controller tick only pays for one kernel call: the three fillings and each pool'
 from __future__ import annotations
 
 from collections.abc import Iterator, Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from itertools import repeat
 from typing import Literal
 from weakref import WeakKeyDictionary
@@ -31,7 +31,7 @@ from weakref import WeakKeyDictionary
 from arklow_pulumi.core.errors import InvalidInput, Problem
 from arklow_pulumi.core.filling import Network, network
 from arklow_pulumi.core.limits import MAX_UNITS
-from arklow_pulumi.core.scaling import PoolSizing, desired_for_pools, pool_sizing
+from arklow_pulumi.core.scaling import PoolSizings, desired_for_pools, pool_sizings
 from arklow_pulumi.core.topology import Pool, Topology
 
 PoolState = Literal["idle", "steady", "constrained"]
@@ -133,7 +133,7 @@ class CompiledTopology:
     network: Network  # the filling kernel's copy of weights, limits and incidences
     pools: tuple[Pool, ...] = ()  # by position, as pool_names
     supplies: tuple[float, ...] = ()  # each pool's supply (Pool.supply, a sum made once)
-    sizings: tuple[PoolSizing, ...] = ()  # each pool's scale targets, as scaling reads them
+    sizings: PoolSizings = field(default_factory=lambda: pool_sizings(()))  # each pool's targets
 
 
 _COMPILED: WeakKeyDictionary[Topology, CompiledTopology] = WeakKeyDictionary()
@@ -163,7 +163,7 @@ def _compile(topo: Topology) -> CompiledTopology:
         network=network(weights, limits, lane_pools, len(pool_names)),
         pools=pools,
         supplies=tuple(pool.supply for pool in pools),
-        sizings=tuple(pool_sizing(p.headroom, p.scale_targets, p.capacity) for p in pools),
+        sizings=pool_sizings((p.headroom, p.scale_targets, p.capacity) for p in pools),
     )
 
 

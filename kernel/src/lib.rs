@@ -17,6 +17,8 @@ use std::collections::BinaryHeap;
 use pyo3::exceptions::{PyOverflowError, PyRuntimeError, PyTypeError, PyValueError};
 use pyo3::prelude::*;
 
+mod sizing;
+
 /// Weights and costs lie in [MIN_FACTOR, MAX_FACTOR], demands and capacities in [0, MAX_AMOUNT]:
 /// wide margins around the documented ranges ([1e-6, 1e6] and [0, 1e12], capacities to 1e18)
 /// inside which no level, slope or sum overflows or underflows to 0. Caps and limits may be
@@ -27,6 +29,8 @@ const MAX_FACTOR: f64 = 1e30;
 const MAX_AMOUNT: f64 = 1e60;
 /// At most this many pools (a count, not read from any sequence, so it bounds the memory asked).
 const MAX_POOLS: usize = 1 << 22;
+/// The largest replica bound a scale target may have (the package allows 1,000,000).
+const MAX_COUNT: i64 = 1_000_000_000;
 /// A pool's running slope is summed again from its unfrozen members once it falls under this
 /// fraction of its value at the last exact sum: the subtractions since then were each rounded
 /// to at most half an ulp of that value, so the running value keeps a relative error of at most
@@ -596,9 +600,120 @@ impl Network {
     }
 }
 
+/// Every pool's single-tick scale decision: `Sizings(pools)`, each pool a
+/// `(grow, static_capacity, targets)` with `grow = 1 + headroom` in [1, 1e6], the static
+/// capacity in [0, 1e60] and each target a `(units_per_replica, min_replicas, max_replicas)`
+/// (units in [1e-30, 1e30], counts whole in [0, 1e9], min <= max). Anything else raises
+/// `ValueError` or `TypeError`.
+#[pyclass(frozen, module = "arklow_kernel")]
+struct Sizings {
+    pools: Vec<sizing::PoolSizing>,
+}
+
+fn count(item: &Bound<'_, PyAny>, name: &str, k: usize) -> PyResult<i64> {
+    let value = item
+        .extract::<i64>()
+        .map_err(|_| PyTypeError::new_err(format!("{name}[{k}]: expected a whole number")))?;
+    if (0..=MAX_COUNT).contains(&value) {
+        Ok(value)
+    } else {
+        Err(PyValueError::new_err(format!(
+            "{name}[{k}]: must be in [0, {MAX_COUNT}] (got {value})"
+        )))
+    }
+}
+
+fn pool_sizing(item: &Bound<'_, PyAny>, p: usize) -> PyResult<sizing::PoolSizing> {
+    let (grow, static_capacity, targets): (f64, f64, Bound<'_, PyAny>) =
+        item.extract().map_err(|_| {
+            PyTypeError::new_err(format!("pools[{p}]: expected (grow, static, targets)"))
+        })?;
+    let grow = check(grow, 1.0, MAX_FACTOR, "grow", p)?;
+    let static_capacity = check(static_capacity, 0.0, MAX_AMOUNT, "static_capacity", p)?;
+    let mut pool = sizing::PoolSizing {
+        grow,
+        static_capacity,
+        units_per_replica: Vec::new(),
+        lows: Vec::new(),
+        highs: Vec::new(),
+    };
+    for (k, target) in iterate(&targets, "targets")?.enumerate() {
+        let target = target?;
+        let (upr, lo, hi): (Bound<'_, PyAny>, Bound<'_, PyAny>, Bound<'_, PyAny>) =
+            target.extract().map_err(|_| {
+                PyTypeError::new_err(format!(
+                    "pools[{p}] targets[{k}]: expected (units, min, max)"
+                ))
+            })?;
+        let upr = check(
+            number(&upr, "units_per_replica", k)?,
+            MIN_FACTOR,
+            MAX_FACTOR,
+            "units_per_replica",
+            k,
+        )?;
+        let (lo, hi) = (
+            count(&lo, "min_replicas", k)?,
+            count(&hi, "max_replicas", k)?,
+        );
+        if lo > hi {
+            return Err(PyValueError::new_err(format!(
+                "pools[{p}] targets[{k}]: min_replicas {lo} is above max_replicas {hi}"
+            )));
+        }
+        pool.units_per_replica.push(upr);
+        pool.lows.push(lo);
+        pool.highs.push(hi);
+    }
+    Ok(pool)
+}
+
+#[pymethods]
+impl Sizings {
+    #[new]
+    fn new(pools: &Bound<'_, PyAny>) -> PyResult<Self> {
+        let mut out = Vec::new();
+        for (p, item) in iterate(pools, "pools")?.enumerate() {
+            out.push(pool_sizing(&item?, p)?);
+        }
+        Ok(Sizings { pools: out })
+    }
+
+    /// The number of pools.
+    #[getter]
+    fn pools(&self) -> usize {
+        self.pools.len()
+    }
+
+    /// Each pool's replica count per target (a tuple, in target order) for its `demands`
+    /// (finite, >= 0, one per pool).
+    fn desired<'py>(
+        &self,
+        py: Python<'py>,
+        demands: &Bound<'py, PyAny>,
+    ) -> PyResult<Vec<Bound<'py, pyo3::types::PyTuple>>> {
+        let demands = numbers(demands, "demands", 0.0, MAX_AMOUNT)?;
+        same_length(demands.len(), self.pools.len(), "demands", "pools")?;
+        let pools = &self.pools;
+        let counts: Vec<Vec<i64>> = py.allow_threads(|| {
+            pools
+                .iter()
+                .zip(&demands)
+                .map(|(pool, &d)| sizing::desired(pool, d))
+                .collect()
+        });
+        counts
+            .into_iter()
+            .map(|c| pyo3::types::PyTuple::new(py, c))
+            .collect()
+    }
+}
+
 #[pymodule]
 fn arklow_kernel(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_class::<Network>()?;
+    m.add_class::<Sizings>()?;
+    m.add("MAX_COUNT", MAX_COUNT)?;
     m.add("MIN_FACTOR", MIN_FACTOR)?;
     m.add("MAX_FACTOR", MAX_FACTOR)?;
     m.add("MAX_AMOUNT", MAX_AMOUNT)?;
