@@ -196,6 +196,6 @@ def problem_from(topology: object, demand: Mapping[str, float]) -> tuple[list[st
         limits=list(c.limits),
         demands=[demand.get(k, 0.0) for k in c.lane_keys],
         incidences=[list(x) for x in c.lane_pools],
-        capacity=[topology.pools[p].supply for p in c.pool_names],
+        capacity=[topology.pools[p].total_capacity for p in c.pool_names],
     )
     return list(c.lane_keys), problem

@@ -132,7 +132,7 @@ class CompiledTopology:
     lane_pools: tuple[tuple[tuple[int, float], ...], ...]
     network: Network  # the filling kernel's copy of weights, limits and incidences
     pools: tuple[Pool, ...] = ()  # by position, as pool_names
-    supplies: tuple[float, ...] = ()  # each pool's supply (Pool.supply, a sum made once)
+    capacities: tuple[float, ...] = ()  # each pool's Pool.total_capacity, a sum made once
     sizings: PoolSizings = field(default_factory=lambda: pool_sizings(()))  # each pool's targets
 
 
@@ -162,7 +162,7 @@ def _compile(topo: Topology) -> CompiledTopology:
         lane_pools=lane_pools,
         network=network(weights, limits, lane_pools, len(pool_names)),
         pools=pools,
-        supplies=tuple(pool.supply for pool in pools),
+        capacities=tuple(pool.total_capacity for pool in pools),
         sizings=pool_sizings((p.headroom, p.scale_targets, p.capacity) for p in pools),
     )
 
@@ -242,7 +242,8 @@ def allocate(
     """Allocation and admission for every lane, state and scale decision for every pool.
 
     ``demand`` maps lane keys (``<destination>/<lane>``) to in-flight plus queued units; a lane
-    not listed has none. ``capacity`` overrides pool capacities (default: each pool's supply).
+    not listed has none. ``capacity`` overrides pool capacities (default: each pool's
+    ``total_capacity``).
     ``admission=False`` skips the two admission fillings (for callers that read only allocation,
     held and the pools, such as the simulator): every other figure is the same, and each lane's
     ``admission`` is then its allocation.
@@ -257,29 +258,29 @@ def allocate(
         _check_demand(c, demand)  # raises, naming each lane
     demands = list(map(demand.get, c.lane_keys, repeat(0.0, len(c.lane_keys))))
     if capacity is None:
-        supply = list(c.supplies)
+        capacities = list(c.capacities)
     else:
         get = capacity.get
-        supply = [get(name, s) for name, s in zip(c.pool_names, c.supplies, strict=True)]
+        capacities = [get(name, s) for name, s in zip(c.pool_names, c.capacities, strict=True)]
     try:  # the kernel refuses a demand that is not a number in [0, MAX_UNITS]
-        columns = c.network.allocate(demands, supply, admission, MAX_UNITS)
+        columns = c.network.allocate(demands, capacities, admission, MAX_UNITS)
     except (TypeError, ValueError):
         _check_demand(c, demand)  # raises, naming each demand, unless it was the capacity
         raise
     caps, alloc, admitted, pool_demand = columns
     lanes = LaneResults(c.lane_keys, c.lane_index, demands, caps, alloc, admitted)
-    return Allocation(lanes=lanes, pools=_pool_results(c, pool_demand, supply))
+    return Allocation(lanes=lanes, pools=_pool_results(c, pool_demand, capacities))
 
 
 def _pool_results(
-    c: CompiledTopology, demand: list[float], supply: list[float]
+    c: CompiledTopology, demand: list[float], capacities: list[float]
 ) -> dict[str, PoolResult]:
     """Each pool's state (:func:`pool_pressure`) and single-tick decision
     (:func:`~arklow_pulumi.core.scaling.desired_for_pools`), from its demand ``Σ e × cost``."""
     desired = desired_for_pools(demand, c.sizings)
     results = {}
     for name, pool, pool_demand, capacity, replicas in zip(
-        c.pool_names, c.pools, demand, supply, desired, strict=True
+        c.pool_names, c.pools, demand, capacities, desired, strict=True
     ):
         pressure, state = pool_pressure(pool_demand, capacity)
         results[name] = PoolResult(pool.resource, capacity, pool_demand, pressure, state, replicas)

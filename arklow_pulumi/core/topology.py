@@ -98,7 +98,8 @@ class ScaleTarget:
         return self.group.kind
 
     @property
-    def supply(self) -> float:
+    def units(self) -> float:
+        """The units its replicas supply: ``replicas × units_per_replica``."""
         return self.replicas * self.units_per_replica
 
 
@@ -115,9 +116,10 @@ class Pool:
     scale_policy: ScalePolicy = DEFAULT_POLICY
 
     @property
-    def supply(self) -> float:
-        """Static capacity plus what the scale targets currently supply, in units."""
-        return self.capacity + sum(t.supply for t in self.scale_targets)
+    def total_capacity(self) -> float:
+        """The pool's capacity in units: its static ``capacity`` plus what its scale targets'
+        replicas supply (the ``capacity`` that ``arklow allocate`` reports)."""
+        return self.capacity + sum(t.units for t in self.scale_targets)
 
 
 @dataclass(frozen=True, eq=False)
