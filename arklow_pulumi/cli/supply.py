@@ -17,6 +17,7 @@ refused or silent endpoint therefore fails within the deadline, with one line.
 
 from __future__ import annotations
 
+import functools
 import json
 import re
 import signal
@@ -47,7 +48,34 @@ GCP_NAME = re.compile(r"[a-z](?:[-a-z0-9]{0,61}[a-z0-9])?")
 T = TypeVar("T")
 
 
-def _group_options(command: Any) -> Any:
+@dataclass(frozen=True)
+class Group:
+    """The group a command acts on, from its options: the group, where to reach it, the time
+    the whole command may take."""
+
+    ref: GroupRef
+    config: EndpointConfig
+    timeout: float
+
+
+def _group_options(command: Callable[..., None]) -> Any:
+    """The group options, read into a :class:`Group` handed to ``command`` as ``group``."""
+
+    @functools.wraps(command)
+    def with_group(
+        kind: str,
+        name: str,
+        region: str | None,
+        zone: str | None,
+        project: str | None,
+        endpoint: str | None,
+        fmt: str,
+        timeout: float,
+        **rest: Any,
+    ) -> None:
+        config = _config(endpoint)
+        command(Group(_ref(kind, name, region, zone, project, config), config, timeout), **rest)
+
     options = [
         click.option("--kind", type=click.Choice(["aws_asg", "gcp_mig"]), required=True),
         click.option("--name", required=True, help="ASG or MIG name."),
@@ -72,9 +100,10 @@ def _group_options(command: Any) -> Any:
             help="Seconds the whole command may take, retries included.",
         ),
     ]
+    wrapped: Any = with_group
     for option in reversed(options):
-        command = option(command)
-    return command
+        wrapped = option(wrapped)
+    return wrapped
 
 
 def _config(endpoint: str | None) -> EndpointConfig:
@@ -128,21 +157,11 @@ def supply() -> None:
 
 @supply.command()
 @_group_options
-def describe(
-    kind: str,
-    name: str,
-    region: str | None,
-    zone: str | None,
-    project: str | None,
-    endpoint: str | None,
-    fmt: str,
-    timeout: float,
-) -> None:
+def describe(group: Group) -> None:
     """Print one group: desired and in-service size, bounds, autoscaler, policies, stability."""
-    config = _config(endpoint)
-    ref = _ref(kind, name, region, zone, project, config)
-    binding = _binding(kind, config, timeout)
-    _echo(within(timeout, ref, lambda: describe_one(binding, ref).as_json()))
+    ref = group.ref
+    binding = _binding(ref.kind, group.config, group.timeout)
+    _echo(within(group.timeout, ref, lambda: describe_one(binding, ref).as_json()))
 
 
 @supply.command(name="set")
@@ -153,14 +172,7 @@ def describe(
 @click.option("--override-policies", is_flag=True, help="Set an ASG that has scaling policies.")
 @click.option("--dry-run", is_flag=True, help="Print the plan; make no write call.")
 def set_size(
-    kind: str,
-    name: str,
-    region: str | None,
-    zone: str | None,
-    project: str | None,
-    endpoint: str | None,
-    fmt: str,
-    timeout: float,
+    group: Group,
     replicas: int,
     min_replicas: int | None,
     max_replicas: int | None,
@@ -168,12 +180,11 @@ def set_size(
     dry_run: bool,
 ) -> None:
     """Set a group's size, refusing counts outside its bounds and the given ones."""
-    config = _config(endpoint)
-    ref = _ref(kind, name, region, zone, project, config)
-    limits = _limits(name, min_replicas, max_replicas, override_policies)
-    binding = _binding(kind, config, timeout)
-    router = SupplyRouter({kind: binding}, max_workers=1)
-    with deadline(timeout, ref) as progress:
+    ref = group.ref
+    limits = _limits(ref.name, min_replicas, max_replicas, override_policies)
+    binding = _binding(ref.kind, group.config, group.timeout)
+    router = SupplyRouter({ref.kind: binding}, max_workers=1)
+    with deadline(group.timeout, ref) as progress:
         report = reconcile_pass(
             router,
             {ref: replicas},
