@@ -88,10 +88,20 @@ def _retry_after(exc: Exception) -> float | None:
 
 
 def is_read_timeout(exc: BaseException | None) -> bool:
-    """The server accepted the connection but did not answer within the call's timeout."""
+    """The server accepted the connection but did not answer within the call's timeout. requests
+    raises ``ReadTimeout``, or, when urllib3 wrapped the timeout in a ``MaxRetryError`` (a
+    transport with retries configured), a ``ConnectionError`` around it: both are one thing."""
     import requests
+    from urllib3.exceptions import MaxRetryError, ReadTimeoutError
 
-    return isinstance(exc, requests.exceptions.ReadTimeout)
+    if isinstance(exc, requests.exceptions.ReadTimeout):
+        return True
+    if not isinstance(exc, requests.exceptions.ConnectionError) or not exc.args:
+        return False
+    reason = exc.args[0]
+    if isinstance(reason, MaxRetryError):
+        reason = reason.reason
+    return isinstance(reason, ReadTimeoutError)
 
 
 def _is_tls_error(exc: Exception) -> bool:
