@@ -1,5 +1,5 @@
-"""``arklow simulate``: replay a demand trace under the four policies (DESIGN.md, "Simulation and
-what-if contracts"). JSON is the stable contract; the table is for people; ``--chart`` draws it."""
+"""``arklow simulate``: replay a demand trace under the four policies (``docs/simulate.md``).
+JSON is the stable contract; the table is for people; ``--chart`` draws it."""
 
 from __future__ import annotations
 

@@ -1,5 +1,5 @@
-"""``arklow what-if``: what a topology change would have done to a trace's work (DESIGN.md,
-"Simulation and what-if contracts"). JSON for programs, markdown for a pull-request comment."""
+"""``arklow what-if``: what a topology change would have done to a trace's work
+(``docs/whatif.md``). JSON for programs, markdown for a pull-request comment."""
 
 from __future__ import annotations
 
