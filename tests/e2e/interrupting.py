@@ -210,5 +210,10 @@ class CuttingProxy:
         with self._lock:
             self._sockets -= {one, other}
         for sock in (one, other):
+            # shutdown first: close() alone does not end a recv() another thread is blocked in
+            # (the pipe's other direction), so the peer would never see the connection end and
+            # a client waiting for an answer would wait for ever
+            with contextlib.suppress(OSError):
+                sock.shutdown(socket.SHUT_RDWR)
             with contextlib.suppress(OSError):
                 sock.close()
