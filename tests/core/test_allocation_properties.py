@@ -26,15 +26,36 @@ class Case:
     problem: Problem
 
 
+# -- the whole documented range: weights and costs 1e-6..1e6, amounts 0..1e12 ----------------------
+
+FACTORS = st.sampled_from([1e-6, 1e-3, 0.5, 1.0, 3.0, 1e3, 1e6]) | st.floats(1e-6, 1e6)
+AMOUNTS = st.sampled_from([0.0, 1e-9, 1.0, 7.0, 20.0, 1e6, 1e12]) | st.floats(0, 1e12)
+CAPACITIES = st.sampled_from([0.0, 1e-9, 1.0, 20.0, 1e6, 1e12]) | st.floats(1e-9, 1e12)
+
+
 @st.composite
-def cases(draw: st.DrawFn, max_dest: int = 5, max_lanes: int = 3) -> Case:
+def wide_cases(
+    draw: st.DrawFn,
+    weights: st.SearchStrategy[float] = FACTORS,
+    costs: st.SearchStrategy[float] = FACTORS,
+    limits: st.SearchStrategy[float] = AMOUNTS,
+    demands: st.SearchStrategy[float] = AMOUNTS,
+    capacities: st.SearchStrategy[float] = CAPACITIES,
+    max_dest: int = 5,
+    max_lanes: int = 3,
+) -> Case:
+    """A topology and demand, every number drawn from its strategy (by default its whole
+    documented range), and the same problem in the reference's terms."""
     n_res = draw(st.integers(1, 3))
     resources = [f"r{k}" for k in range(n_res)]
     n_pools = draw(st.integers(n_res, n_res + 3))
     pool_res = resources + [draw(st.sampled_from(resources)) for _ in range(n_pools - n_res)]
-    capacity = [float(draw(st.integers(0, 40))) for _ in range(n_pools)]
+    capacity = [draw(capacities) for _ in range(n_pools)]
     members: list[list[str]] = [[] for _ in range(n_pools)]
-    destinations, keys, incidences, weights, limits, demands = [], [], [], [], [], []
+    destinations, keys, incidences = [], [], []
+    lane_weights: list[float] = []
+    lane_limits: list[float] = []
+    lane_demands: list[float] = []
     for d in range(draw(st.integers(1, max_dest))):
         name = f"d{d}"
         used = draw(st.lists(st.sampled_from(resources), min_size=1, max_size=n_res, unique=True))
@@ -45,14 +66,13 @@ def cases(draw: st.DrawFn, max_dest: int = 5, max_lanes: int = 3) -> Case:
             members[p].append(name)
         lanes = []
         for k in range(draw(st.integers(1, max_lanes))):
-            w = draw(st.sampled_from([0.5, 1.0, 2.0, 3.0]))
-            lim = float(draw(st.integers(0, 20)))
-            cost = {r: draw(st.sampled_from([0.5, 1.0, 2.0])) for r in used}
+            w, lim = draw(weights), draw(limits)
+            cost = {r: draw(costs) for r in used}
             lanes.append({"name": f"l{k}", "limit": lim, "weight": w, "cost": cost})
             keys.append(f"{name}/l{k}")
-            weights.append(w)
-            limits.append(lim)
-            demands.append(float(draw(st.integers(0, 25))))
+            lane_weights.append(w)
+            lane_limits.append(lim)
+            lane_demands.append(draw(demands))
             incidences.append([(chosen[r], cost[r]) for r in used])
         destinations.append({"name": name, "resources": used, "lanes": lanes})
     pools = [
@@ -60,8 +80,21 @@ def cases(draw: st.DrawFn, max_dest: int = 5, max_lanes: int = 3) -> Case:
         for p in range(n_pools)
     ]
     doc = {"destinations": destinations, "pools": pools}
-    problem = Problem(weights, limits, demands, incidences, capacity)
-    return Case(doc, dict(zip(keys, demands, strict=True)), keys, problem)
+    problem = Problem(lane_weights, lane_limits, lane_demands, incidences, capacity)
+    return Case(doc, dict(zip(keys, lane_demands, strict=True)), keys, problem)
+
+
+def cases(max_dest: int = 5, max_lanes: int = 3) -> st.SearchStrategy[Case]:
+    """Small topologies with small round numbers (the exact reference agrees to 1e-9 there)."""
+    return wide_cases(
+        weights=st.sampled_from([0.5, 1.0, 2.0, 3.0]),
+        costs=st.sampled_from([0.5, 1.0, 2.0]),
+        limits=st.integers(0, 20).map(float),
+        demands=st.integers(0, 25).map(float),
+        capacities=st.integers(0, 40).map(float),
+        max_dest=max_dest,
+        max_lanes=max_lanes,
+    )
 
 
 def run(case: Case) -> Allocation:
@@ -155,58 +188,6 @@ def test_idle_lanes_never_take_capacity_active_lanes_could_use(case: Case) -> No
     for i, k in enumerate(case.keys):
         if active[i] and admit[i] < case.problem.limits[i] - 1e-7:
             assert any(full[p] for p, _ in case.problem.incidences[i]), k
-
-
-# -- the whole documented range: weights and costs 1e-6..1e6, amounts 0..1e12 ----------------------
-
-FACTORS = st.sampled_from([1e-6, 1e-3, 0.5, 1.0, 3.0, 1e3, 1e6]) | st.floats(1e-6, 1e6)
-AMOUNTS = st.sampled_from([0.0, 1e-9, 1.0, 7.0, 20.0, 1e6, 1e12]) | st.floats(0, 1e12)
-CAPACITIES = st.sampled_from([0.0, 1e-9, 1.0, 20.0, 1e6, 1e12]) | st.floats(1e-9, 1e12)
-
-
-@st.composite
-def wide_cases(
-    draw: st.DrawFn,
-    factors: st.SearchStrategy[float] = FACTORS,
-    amounts: st.SearchStrategy[float] = AMOUNTS,
-    capacities: st.SearchStrategy[float] = CAPACITIES,
-    max_dest: int = 5,
-    max_lanes: int = 3,
-) -> Case:
-    """Like :func:`cases`, with every number drawn from its whole documented range."""
-    n_res = draw(st.integers(1, 3))
-    resources = [f"r{k}" for k in range(n_res)]
-    n_pools = draw(st.integers(n_res, n_res + 3))
-    pool_res = resources + [draw(st.sampled_from(resources)) for _ in range(n_pools - n_res)]
-    capacity = [draw(capacities) for _ in range(n_pools)]
-    members: list[list[str]] = [[] for _ in range(n_pools)]
-    destinations, keys, incidences, weights, limits, demands = [], [], [], [], [], []
-    for d in range(draw(st.integers(1, max_dest))):
-        name = f"d{d}"
-        used = draw(st.lists(st.sampled_from(resources), min_size=1, max_size=n_res, unique=True))
-        chosen = {
-            r: draw(st.sampled_from([p for p, pr in enumerate(pool_res) if pr == r])) for r in used
-        }
-        for p in chosen.values():
-            members[p].append(name)
-        lanes = []
-        for k in range(draw(st.integers(1, max_lanes))):
-            w, lim = draw(factors), draw(amounts)
-            cost = {r: draw(factors) for r in used}
-            lanes.append({"name": f"l{k}", "limit": lim, "weight": w, "cost": cost})
-            keys.append(f"{name}/l{k}")
-            weights.append(w)
-            limits.append(lim)
-            demands.append(draw(amounts))
-            incidences.append([(chosen[r], cost[r]) for r in used])
-        destinations.append({"name": name, "resources": used, "lanes": lanes})
-    pools = [
-        {"name": f"p{p}", "resource": pool_res[p], "capacity": capacity[p], "members": members[p]}
-        for p in range(n_pools)
-    ]
-    doc = {"destinations": destinations, "pools": pools}
-    problem = Problem(weights, limits, demands, incidences, capacity)
-    return Case(doc, dict(zip(keys, demands, strict=True)), keys, problem)
 
 
 def check_invariants(case: Case, result: Allocation) -> None:
