@@ -108,6 +108,11 @@ class LaneResults(Mapping[str, LaneResult]):
         held = [h if (h := cap - a) > 0 else 0.0 for cap, a in pairs]
         return self._keys, self._demand, self._allocation, held, self._admission
 
+    def caps(self) -> Sequence[float]:
+        """Every lane's ``e = min(demand, limit)``, in order (the column the results keep: read
+        it, never change it)."""
+        return self._caps
+
     def allocations(self, keys: Sequence[str]) -> list[float]:
         """The allocation of each of ``keys``, in order, without making :class:`LaneResult` s."""
         index, allocation = self._index, self._allocation
@@ -133,6 +138,7 @@ class CompiledTopology:
     network: Network  # the filling kernel's copy of weights, limits and incidences
     pools: tuple[Pool, ...] = ()  # by position, as pool_names
     capacities: tuple[float, ...] = ()  # each pool's Pool.total_capacity, a sum made once
+    reach: tuple[float, ...] = ()  # each pool's Pool.reachable_capacity
     sizings: PoolSizings = field(default_factory=lambda: pool_sizings(()))  # each pool's targets
 
 
@@ -163,6 +169,7 @@ def _compile(topo: Topology) -> CompiledTopology:
         network=network(weights, limits, lane_pools, len(pool_names)),
         pools=pools,
         capacities=tuple(pool.total_capacity for pool in pools),
+        reach=tuple(pool.reachable_capacity for pool in pools),
         sizings=pool_sizings((p.headroom, p.scale_targets, p.capacity) for p in pools),
     )
 
@@ -285,6 +292,27 @@ def _pool_results(
         pressure, state = pool_pressure(pool_demand, capacity)
         results[name] = PoolResult(pool.resource, capacity, pool_demand, pressure, state, replicas)
     return results
+
+
+def servable_demands(topo: Topology, allocation: Allocation) -> list[float] | None:
+    """Each pool's demand counting only the work its lanes can be served at the capacity every
+    pool can reach (static plus each target at ``max_replicas``): ``Σ cost × a`` over its lanes,
+    where ``a`` is the fair allocation of ``e`` at those capacities. In the order of the
+    topology's pools; ``None`` when no pool's demand exceeds its reach, so that every lane's
+    ``e`` fits and the figures are the pools' demands as they are.
+
+    This is the scale policy's coupled-pool step (docs/scale-policy.md): a lane that also draws
+    from a pool that cannot grow enough counts, in its other pools, only for the work that pool
+    lets through, so no pool buys replicas for work another pool will hold.
+    """
+    c = compile_topology(topo)
+    pools = allocation.pools
+    if all(pools[name].demand <= reach for name, reach in zip(c.pool_names, c.reach, strict=True)):
+        return None
+    lanes = allocation.lanes
+    if not isinstance(lanes, LaneResults):
+        raise TypeError("servable_demands reads an allocation made by allocate()")
+    return c.network.fill(lanes.caps(), c.reach)[2]
 
 
 def pool_pressure(demand: float, capacity: float) -> tuple[float | None, PoolState]:

@@ -8,13 +8,22 @@ target. Nothing here reads a clock, a store or a cloud.
 - **Capacity** for allocation is each pool's static capacity plus its targets' *in-service*
   replicas × units per replica. Pending replicas are not capacity (AWS counts warming instances as
   pending, not in service).
+- **Servable demand** (the coupled-pool step): a pool's demand counting only the work its lanes
+  can be served at the capacity every pool can reach (static + each target at max,
+  :func:`~arklow_pulumi.core.allocating.servable_demands`); the pool's demand itself unless some
+  pool's demand exceeds what it can reach.
 - **Single tick**: the pool's decision from :func:`arklow_pulumi.core.scaling.desired_replicas`
-  (through the allocation), clamped to each target's [min, max]: the ``recommended`` count, which
+  for its servable demand, clamped to each target's [min, max]: the ``recommended`` count, which
   the caller keeps in the history.
-- **Scale policy** (:mod:`arklow_pulumi.core.policy`, the pool's ``scale_policy``): tolerance on
-  the pool's needed units against what its targets supply (in-service + pending), immediate but
-  bounded scale-up, windowed and bounded scale-down. Pending replicas are current supply, so they
-  are never requested twice.
+- **Scale policy** (:mod:`arklow_pulumi.core.policy`, the pool's ``scale_policy``): when the
+  pool's own capacity holds work (servable demand above its in-service capacity) its targets go
+  to the recommendation in one step and none scales down; otherwise tolerance on the pool's
+  needed units against what its targets supply (in-service + pending), immediate but bounded
+  scale-up, windowed and bounded scale-down. Pending replicas are current supply, so they are
+  never requested twice.
+- ``single_tick=True`` is the unsmoothed rule (the simulator's ``single-tick`` policy): every
+  target goes to ``arklow allocate``'s single-tick decision of the pool's own demand, clamped to
+  its bounds; no servable demand, no scale policy.
 - A pool without members settles its targets to their minimum at once (T5): there is no demand
   to wait for.
 - ``desired`` is always within the target's [min, max].
@@ -27,7 +36,13 @@ from dataclasses import dataclass
 from types import MappingProxyType
 from weakref import WeakKeyDictionary
 
-from arklow_pulumi.core.allocating import Allocation, PoolResult, allocate
+from arklow_pulumi.core.allocating import (
+    Allocation,
+    PoolResult,
+    allocate,
+    compile_topology,
+    servable_demands,
+)
 from arklow_pulumi.core.policy import ScalePolicy, clamp, next_replicas, within_tolerance
 from arklow_pulumi.core.topology import Pool, ScaleTarget, Topology
 
@@ -103,6 +118,7 @@ class _PoolTargets:
     figures its scale policy needs."""
 
     name: str
+    index: int  # the pool's position in the topology
     capacity: float  # static
     grow: float  # 1 + headroom
     policy: ScalePolicy
@@ -138,6 +154,7 @@ def _pools_with_targets(topo: Topology) -> tuple[_PoolTargets, ...]:
         pools = _POOL_TARGETS[topo] = tuple(
             _PoolTargets(
                 name=pool.name,
+                index=index,
                 capacity=pool.capacity,
                 grow=1.0 + pool.headroom,
                 policy=pool.scale_policy,
@@ -153,7 +170,7 @@ def _pools_with_targets(topo: Topology) -> tuple[_PoolTargets, ...]:
                     for t in pool.scale_targets
                 ),
             )
-            for pool in topo.pools.values()
+            for index, pool in enumerate(topo.pools.values())
             if pool.scale_targets
         )
     return pools
@@ -196,44 +213,75 @@ def decide(
     now: float,
     *,
     admission: bool = True,
+    single_tick: bool = False,
 ) -> Decision:
     """Allocation for every lane and the replica count for every scale target (see module doc).
 
     ``admission=False`` skips admission (see :func:`~arklow_pulumi.core.allocating.allocate`);
-    the allocation, pools and target decisions are the same.
+    the allocation, pools and target decisions are the same. ``single_tick=True`` applies the
+    unsmoothed single-tick rule instead of the scale policy.
     """
     seen, capacity = _seen(topo, observed)
     allocation = allocate(topo, demand, capacity, admission=admission)
     targets: dict[TargetId, TargetDecision] = {}
     pools = allocation.pools
+    if single_tick:
+        for plan, found in seen:
+            _single_tick_pool(plan, pools[plan.name], found, targets)
+        return Decision(allocation=allocation, targets=targets)
+    servable = servable_demands(topo, allocation)
+    sized = None if servable is None else compile_topology(topo).sizings.desired(servable)
     for plan, found in seen:
-        _decide_pool(plan, pools[plan.name], found, history, now, targets)
+        result = pools[plan.name]
+        if servable is None or sized is None:
+            need, recs = result.demand, result.desired_by_target
+        else:
+            need, recs = servable[plan.index], sized[plan.index]
+        _decide_pool(plan, result.capacity, need, recs, found, history, now, targets)
     return Decision(allocation=allocation, targets=targets)
+
+
+def _single_tick_pool(
+    plan: _PoolTargets,
+    result: PoolResult,
+    seen: list[Observed],
+    out: dict[TargetId, TargetDecision],
+) -> None:
+    """The unsmoothed rule: every target at the pool's single-tick decision, within its bounds."""
+    for entry, o, rec in zip(plan.targets, seen, result.desired_by_target, strict=True):
+        rec = clamp(rec, entry.low, entry.high)
+        out[entry.tid] = TargetDecision(entry.tid, rec, rec, o.in_service + o.pending)
 
 
 def _decide_pool(
     plan: _PoolTargets,
-    result: PoolResult,
+    capacity: float,
+    demand: float,
+    recs: Sequence[int],
     seen: list[Observed],
     history: Mapping[TargetId, Sequence[Recommendation]],
     now: float,
     out: dict[TargetId, TargetDecision],
     /,
 ) -> None:
-    """The decisions of a pool's targets: the single-tick recommendation, then the scale policy
-    (settle to min without members; hold within the tolerance; else :func:`next_replicas`)."""
+    """The decisions of a pool's targets from its servable ``demand``, its in-service
+    ``capacity`` and its single-tick recommendations ``recs``: settle to min without members;
+    held work (``demand`` above ``capacity``) goes up in one step; else hold within the
+    tolerance; else :func:`next_replicas`."""
     policy = plan.policy
     settle = plan.settle
     currents = [o.in_service + o.pending for o in seen]
-    hold = False
+    hold = held = False
     if not settle:
-        # The pool's targets supply (in service + pending) what it needs, within the tolerance.
-        needed = result.demand * plan.grow - plan.capacity
-        pairs = zip(currents, plan.targets, strict=True)
-        supplied = sum([c * entry.units_per_replica for c, entry in pairs])
-        hold = within_tolerance(max(0.0, needed), supplied, policy.tolerance)
+        held = demand > capacity + 1e-9 * max(1.0, capacity)
+        if not held:
+            # The pool's targets supply (in service + pending) what it needs, within the tolerance.
+            needed = demand * plan.grow - plan.capacity
+            pairs = zip(currents, plan.targets, strict=True)
+            supplied = sum([c * entry.units_per_replica for c, entry in pairs])
+            hold = within_tolerance(max(0.0, needed), supplied, policy.tolerance)
     horizon = now - policy.scale_down_window_s
-    for entry, current, rec in zip(plan.targets, currents, result.desired_by_target, strict=True):
+    for entry, current, rec in zip(plan.targets, currents, recs, strict=True):
         tid, lo, hi = entry.tid, entry.low, entry.high
         rec = clamp(rec, lo, hi)
         if settle:
@@ -244,10 +292,16 @@ def _decide_pool(
             # the window is read only to scale down
             window = (
                 (r.replicas for r in history.get(tid, _NO_HISTORY) if r.at >= horizon)
-                if rec < current
+                if rec < current and not held
                 else ()
             )
             desired = next_replicas(
-                policy, current=current, recommended=rec, window=window, low=lo, high=hi
+                policy,
+                current=current,
+                recommended=rec,
+                window=window,
+                low=lo,
+                high=hi,
+                held=held,
             )
         out[tid] = TargetDecision(tid, rec, desired, current)

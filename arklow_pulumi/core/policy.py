@@ -4,8 +4,12 @@ decision without flapping (modelled on Kubernetes HPA ``behavior`` and AWS targe
 For one target, given this tick's single-tick recommendation (already within [min, max]) and the
 target's current count (in-service plus pending replicas):
 
-- **tolerance**: while the pool's needed units are within ``tolerance`` of what its targets supply
-  (in-service and pending), nothing changes (:func:`within_tolerance`, checked per pool);
+- **held work first**: when the pool's own capacity holds work (its servable demand exceeds its
+  in-service capacity), a target below its recommendation goes to it in one step, bounded only by
+  its max, and no target scales down; neither the tolerance nor the step limit delays it;
+- **tolerance**: otherwise, while the pool's needed units are within ``tolerance`` of what its
+  targets supply (in-service and pending), nothing changes (:func:`within_tolerance`, checked
+  per pool);
 - **scale up at once**, at most ``max(max_step_up, max_step_up_percent % of current)`` per tick;
 - **scale down** only to the *highest* recommendation seen within ``scale_down_window_s``
   (this tick's included), at most ``max(max_step_down, max_step_down_percent % of current)``
@@ -83,15 +87,19 @@ def next_replicas(
     window: Iterable[int],
     low: int,
     high: int,
+    held: bool = False,
 ) -> int:
     """The count to apply now, within ``[low, high]``.
 
     ``window`` holds the single-tick recommendations of earlier ticks still inside
-    ``scale_down_window_s``; ``recommended`` is this tick's.
+    ``scale_down_window_s``; ``recommended`` is this tick's. ``held``: the pool's own capacity
+    holds work, so a target below the recommendation goes to it in one step (no step limit) and
+    none scales down.
     """
     if recommended > current:
-        wanted = min(recommended, current + policy.step_up_limit(current))
-    elif recommended < current:
+        step = recommended if held else current + policy.step_up_limit(current)
+        wanted = min(recommended, step)
+    elif recommended < current and not held:
         highest = max(recommended, max(window, default=recommended))
         wanted = max(min(current, highest), current - policy.step_down_limit(current))
     else:

@@ -121,6 +121,12 @@ class Pool:
         replicas supply (the ``capacity`` that ``arklow allocate`` reports)."""
         return self.capacity + sum(t.units for t in self.scale_targets)
 
+    @property
+    def reachable_capacity(self) -> float:
+        """The most the pool can supply: its static ``capacity`` plus every target at its
+        ``max_replicas`` (what the coupled-pool step of the scale policy counts on)."""
+        return self.capacity + sum(t.max_replicas * t.units_per_replica for t in self.scale_targets)
+
 
 @dataclass(frozen=True, eq=False)
 class Topology:

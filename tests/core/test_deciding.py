@@ -165,9 +165,68 @@ def test_scale_down_waits_for_the_window_then_steps() -> None:
     assert desired[-1] >= 11
 
 
-def test_scale_up_is_immediate_but_bounded() -> None:
-    out = run(one_pool(hi=500), [10 / 1.1] + [300.0] * 4, start=10, delay=0)
-    assert [d for _, d in out] == [10, 20, 40, 80, 160]
+def roomy(t: Topology, headroom: float) -> Topology:
+    """``t`` with pool ``p``'s headroom set: a need far above the demand without held work."""
+    pools = dict(t.pools)
+    pools["p"] = dataclasses.replace(pools["p"], headroom=headroom)
+    return Topology(t.destinations, frozen_map(pools), t.memberships)
+
+
+def test_scale_up_without_held_work_is_immediate_but_bounded() -> None:
+    # demand 9 on 10+ units holds nothing; headroom 29 makes the need 270 units
+    out = run(roomy(one_pool(hi=500), 29.0), [9.0] * 6, start=10, delay=0)
+    assert [d for _, d in out] == [20, 40, 80, 160, 270, 270]
+
+
+def test_held_work_scales_up_in_one_step_bounded_only_by_max() -> None:
+    # the issue's staged scale-up: a pool at 2 replicas of 4 units meets 150 units of work; with
+    # max(4, 100%) steps it went 2 -> 6 -> 12 -> 24 -> 42; held work goes to 42 at once
+    t = one_pool(hi=60, upr=4, replicas=2)
+    out = run(t, [150.0] * 4, start=2, delay=2)
+    assert [d for _, d in out] == [42, 42, 42, 42]
+    capped = one_pool(hi=30, upr=4, replicas=2)
+    assert [d for _, d in run(capped, [150.0] * 2, start=2)] == [30, 30]
+
+
+def test_held_work_is_not_waiting_on_the_tolerance() -> None:
+    # 101 units of work on 100 in service: within the 10% tolerance, but the pool holds 1 unit
+    d = once(one_pool(), 101.0, Observed(100, 0)).targets[P]
+    assert (d.recommended, d.desired) == (112, 112)
+
+
+def test_a_pool_holding_work_does_not_scale_down() -> None:
+    # pending replicas more than cover the recommendation while in-service capacity holds work
+    d = once(one_pool(), 50.0, Observed(40, 100)).targets[P]
+    assert d.recommended == 55 and d.desired == 140
+
+
+def coupled(llm_static: float, llm_max: int = 0) -> Topology:
+    """The issue's coupled pool: a lane costs gpu 1 + llm 10; the llm pool holds ``llm_static``
+    units plus an optional target of 10-unit replicas up to ``llm_max``."""
+    llm_targets = [target("l", 0, llm_max, 10, 0)] if llm_max else []
+    return topo(
+        [dest("a", ["gpu", "llm"], lane("x", 1000, gpu=1, llm=10))],
+        [
+            pool("p", "gpu", ["a"], 0, scale_targets=[target("g", 1, 50, 4, 11)]),
+            pool("q", "llm", ["a"], llm_static, scale_targets=llm_targets),
+        ],
+    )
+
+
+def test_a_pool_does_not_buy_replicas_for_work_another_fixed_pool_holds() -> None:
+    # llm quota 100 lets 10 units through: gpu needs 10 x 1.1 = 11 units, 3 replicas (not 11)
+    t = coupled(100.0)
+    d = decide(t, {"a/x": 40.0}, {}, {}, 0.0)
+    assert d.allocation.pools["p"].desired_by_target == (11,)  # allocate's single-tick formula
+    assert d.targets[P].recommended == 3
+    assert decide(t, {"a/x": 40.0}, {}, {}, 0.0, single_tick=True).targets[P].desired == 11
+
+
+def test_coupled_pools_that_can_both_grow_both_grow() -> None:
+    t = coupled(0.0, llm_max=100)  # llm can reach 1,000 units: all 400 of the lane's fit
+    d = decide(t, {"a/x": 40.0}, {}, {}, 0.0)
+    assert d.targets[P].recommended == 11
+    assert d.targets[TargetId("q", "l")].recommended == 44
 
 
 def test_tolerance_holds_small_changes() -> None:
@@ -199,8 +258,16 @@ def test_a_lowered_max_is_applied_at_once() -> None:
 
 
 def test_per_pool_policy_is_used() -> None:
-    t = one_pool(hi=500, policy=ScalePolicy(max_step_up=1, max_step_up_percent=0))
-    assert once(t, 300, Observed(10, 0)).targets[P].desired == 11
+    policy = ScalePolicy(max_step_up=1, max_step_up_percent=0)
+    t = roomy(one_pool(hi=500, policy=policy), 29.0)
+    assert once(t, 9, Observed(10, 0)).targets[P].desired == 11
+
+
+def test_single_tick_goes_straight_to_the_recommendation() -> None:
+    t = one_pool()
+    d = decide(t, {"a/x": 50.0}, {P: Observed(100, 0)}, {P: (Recommendation(0, 110),)}, 60.0,
+               single_tick=True).targets[P]  # fmt: skip
+    assert (d.recommended, d.desired) == (55, 55)
 
 
 def test_targets_are_keyed_by_identity() -> None:
