@@ -217,9 +217,10 @@ def test_dry_run_prints_the_plan_and_resizes_nothing(setup: Setup) -> None:
     assert supply.calls["write"] == 0
     assert supply.groups[REF].desired == 1
     assert outcome.plan and lines == [f"tick 1: {line}" for line in outcome.plan]
-    assert "gpu-workers" in lines[0] and "1 -> 5" in lines[0]
+    # the pool holds work (40 units on 8): it goes to what the work needs in one step
+    assert "gpu-workers" in lines[0] and "1 -> 6" in lines[0]
     # It still publishes what it decided (admission is served; the desired count is the plan's).
-    assert outcome.published.pools["shared-gpu"].targets["gpu-workers"].desired == 5
+    assert outcome.published.pools["shared-gpu"].targets["gpu-workers"].desired == 6
 
 
 def test_plan_writes_nothing_in_the_store_or_the_clouds(store: Store, clock: FakeClock) -> None:
