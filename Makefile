@@ -4,40 +4,56 @@
 PYTHON ?= python3
 VENV   := .venv
 BIN    := $(VENV)/bin
-STAMP  := $(VENV)/.installed
+PIP    := $(BIN)/python -m pip install --quiet --disable-pip-version-check
+# Each stamp says what the venv holds: the kernel; what `make run` runs (the package with the
+# extras of the main job, pyproject.toml); what `make test` runs (every extra and the test tools).
+KERNEL := $(VENV)/.installed-kernel
+RUNS   := $(VENV)/.installed-run
+TESTS  := $(VENV)/.installed-test
+RUN_EXTRAS := gcp,charts,local-clouds
+TOOLS_PATH := PATH="$(CURDIR)/.tools/bin:$(CURDIR)/$(BIN):$$PATH"
 
 .PHONY: run test lint unit engine bench soak clean
 
-run: $(STAMP) engine
-	PATH="$(CURDIR)/.tools/bin:$(CURDIR)/$(BIN):$$PATH" $(BIN)/arklow dev run
+run: $(RUNS) engine
+	$(TOOLS_PATH) $(BIN)/arklow dev run
 
 test: lint unit
 
 # The filling kernel (kernel/, Rust, built by maturin through pip; cargo fetches its crates) is a
 # required dependency of the package, so it is installed first, and again when its source changes.
-$(STAMP): pyproject.toml kernel/pyproject.toml kernel/Cargo.toml kernel/Cargo.lock $(wildcard kernel/src/*.rs)
+$(KERNEL): kernel/pyproject.toml kernel/Cargo.toml kernel/Cargo.lock $(wildcard kernel/src/*.rs)
+	@echo "make: building the kernel and installing Python packages into $(VENV) (first time: minutes)"
 	test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
-	$(BIN)/python -m pip install --quiet --disable-pip-version-check --upgrade pip
-	$(BIN)/python -m pip install --quiet --disable-pip-version-check --force-reinstall --no-deps ./kernel
-	$(BIN)/python -m pip install --quiet --disable-pip-version-check -e ".[test]"
+	$(PIP) --upgrade pip
+	$(PIP) --force-reinstall --no-deps ./kernel
+	touch $@
+
+$(RUNS): pyproject.toml $(KERNEL)
+	$(PIP) -e ".[$(RUN_EXTRAS)]"
+	touch $@
+
+# The test extra holds every other one, so a venv made for the tests also runs `make run`.
+$(TESTS): pyproject.toml $(KERNEL)
+	$(PIP) -e ".[test]"
 	# The policy pack's SDK pins an older protobuf than google-cloud-compute needs; it works with
 	# the newer one (docs/whatif.md), so it is installed without its dependencies.
-	$(BIN)/python -m pip install --quiet --disable-pip-version-check --no-deps "pulumi-policy==1.21.0"
-	touch $(STAMP)
+	$(PIP) --no-deps "pulumi-policy==1.21.0"
+	touch $@ $(RUNS)
 
 engine:
 	scripts/install-pulumi
 
-lint: $(STAMP)
+lint: $(TESTS)
 	$(BIN)/ruff check .
 	$(BIN)/lint-imports
 	$(BIN)/mypy
 
-unit: $(STAMP) engine
+unit: $(TESTS) engine
 	scripts/install-system-deps
-	PATH="$(CURDIR)/.tools/bin:$(CURDIR)/$(BIN):$$PATH" $(BIN)/pytest
+	$(TOOLS_PATH) $(BIN)/pytest
 
-bench: $(STAMP) engine
+bench: $(TESTS) engine
 	scripts/install-system-deps
 	$(BIN)/python bench/bench_allocation.py
 	$(BIN)/python bench/bench_store.py
@@ -45,17 +61,17 @@ bench: $(STAMP) engine
 	$(BIN)/python bench/bench_tick.py
 	$(BIN)/python bench/bench_ingest.py
 	$(BIN)/python bench/bench_controller.py
-	PATH="$(CURDIR)/.tools/bin:$(CURDIR)/$(BIN):$$PATH" $(BIN)/python bench/bench_allocate_cli.py
-	PATH="$(CURDIR)/.tools/bin:$(CURDIR)/$(BIN):$$PATH" $(BIN)/python bench/bench_simulate.py
-	PATH="$(CURDIR)/.tools/bin:$(CURDIR)/$(BIN):$$PATH" $(BIN)/python bench/bench_whatif.py
-	PATH="$(CURDIR)/.tools/bin:$(CURDIR)/$(BIN):$$PATH" $(BIN)/python bench/bench_pulumi.py
-	PATH="$(CURDIR)/.tools/bin:$(CURDIR)/$(BIN):$$PATH" $(BIN)/python bench/bench_main_job.py
+	$(TOOLS_PATH) $(BIN)/python bench/bench_allocate_cli.py
+	$(TOOLS_PATH) $(BIN)/python bench/bench_simulate.py
+	$(TOOLS_PATH) $(BIN)/python bench/bench_whatif.py
+	$(TOOLS_PATH) $(BIN)/python bench/bench_pulumi.py
+	$(TOOLS_PATH) $(BIN)/python bench/bench_main_job.py
 	bench/collect.sh
 
 # The HA soak: 3 replicas under a chaos schedule (minutes; not part of `make bench`).
-soak: $(STAMP) engine
+soak: $(TESTS) engine
 	scripts/install-system-deps
-	PATH="$(CURDIR)/.tools/bin:$(CURDIR)/$(BIN):$$PATH" $(BIN)/python bench/soak_ha.py
+	$(TOOLS_PATH) $(BIN)/python bench/soak_ha.py
 	bench/collect.sh
 
 clean:

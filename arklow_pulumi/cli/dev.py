@@ -110,9 +110,11 @@ def clouds(host: str, aws_port: int, gcp_port: int, stack: str) -> None:
 def run_day(tick: float, stack: str) -> None:
     """The main job: local clouds, `pulumi up` of the stack, the real controller over one
     simulated day (a second `pulumi up` at noon), a summary and .arklow/report/index.html."""
+    from arklow_pulumi.extras import require
     from arklow_pulumi.scenario.running import RunOptions, run
     from arklow_pulumi.store_location import find_project_dir
 
+    require("charts", "the main job's report (its charts)")  # before the day, not after it
     project = find_project_dir()
     try:
         result = run(RunOptions(project, project / ".arklow", tick, stack))

@@ -235,6 +235,9 @@ def _binding(kind: str, config: EndpointConfig, timeout: float) -> Supply:
             botocore_max_attempts=1,
             call_timeout=budget,
         )
+    from arklow_pulumi.extras import require
+
+    require("gcp", "--kind gcp_mig")
     import google.cloud.compute_v1  # noqa: F401  (its import is seconds; not out of the budget)
 
     from arklow_pulumi.supply.gcp import GcpMigSupply

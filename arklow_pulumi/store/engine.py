@@ -37,6 +37,7 @@ from sqlalchemy.engine import URL, make_url
 from sqlalchemy.exc import ArgumentError
 
 from arklow_pulumi.core.errors import ArklowError
+from arklow_pulumi.extras import require
 from arklow_pulumi.redaction import redact_url, remember_url, scrub
 from arklow_pulumi.store_location import (
     DEFAULT_RELATIVE,
@@ -379,6 +380,7 @@ def _create_engine(url: str, read_only: bool) -> Engine:
     parsed = make_url(url)
     try:
         if parsed.get_backend_name() == "postgresql":
+            require("postgres", f"store {redact(url)}")
             # A session whose client vanished mid-transaction (a cut connection, a killed
             # process) would keep holding the writer lock until TCP noticed; the server aborts it
             # instead. Arklow's own transactions never wait on anything outside the database.

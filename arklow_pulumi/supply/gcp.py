@@ -28,6 +28,7 @@ from dataclasses import replace
 from typing import Any
 
 from arklow_pulumi.core.topology import GroupRef
+from arklow_pulumi.extras import require
 from arklow_pulumi.supply import fencing
 from arklow_pulumi.supply.clients import ClientCache
 from arklow_pulumi.supply.errors import (
@@ -83,6 +84,7 @@ class GcpMigSupply:
         clock: Callable[[], float] = time.monotonic,
         sleep: Callable[[float], None] = time.sleep,
     ) -> None:
+        require("gcp", "a gcp_mig scale target (GCP managed instance groups)")
         self.endpoint = endpoint
         self.retry = retry or RetryPolicy()
         self.project = project
