@@ -23,6 +23,7 @@ from typing import Any
 
 from arklow_pulumi.core.errors import InvalidInput
 from arklow_pulumi.core.topology import ScaleTarget, Topology
+from arklow_pulumi.extras import require
 from arklow_pulumi.reading.files import read_document
 
 AWS_REGION = "us-east-1"
@@ -149,6 +150,7 @@ class LocalClouds:
         self.gcp_url = ""
 
     def start(self) -> LocalClouds:
+        require("local-clouds", "the local clouds (arklow dev clouds, make run)")
         from moto.server import ThreadedMotoServer
 
         from arklow_pulumi.devservers.compute import ComputeServer
@@ -184,6 +186,11 @@ class LocalClouds:
 
     def __exit__(self, *exc: object) -> None:
         self.stop()
+
+    def skip(self, seconds: float) -> None:
+        """Move the Compute test server's time forward with a simulated clock (its operations,
+        settling and autoscalers go by it; moto's groups have no time of their own)."""
+        self._compute.skip(seconds)
 
     def env(self) -> dict[str, str]:
         """What a shell (or ``pulumi``, or the controller) needs to reach these clouds."""

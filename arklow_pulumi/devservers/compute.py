@@ -18,7 +18,10 @@ Admin API (not part of Compute): ``POST /_admin/reset``; ``POST /_admin/groups``
 "after_apply", "scripted": [{"method", "path", "code", "count", "after_apply"}], "op_errors":
 [{"path", "count", "code", "message", "http_status"}], "early_waits": N, "stuck_ops": N,
 "wait_limit": S}``; ``GET /_admin/calls`` (counts per route, resizes applied, errors injected,
-and a log of the last requests with their query and body; ``POST`` to zero them).
+and a log of the last requests with their query and body; ``POST`` to zero them); ``POST
+/_admin/signal`` with ``{"project", "zone"|"region", "name", "size"}`` (what an autoscaler's signal
+asks for: its recommendation within its bounds); ``POST /_admin/clock`` with ``{"skip": S}`` (move
+the server's time S seconds forward: operations, settling and autoscaler stabilization go by it).
 Injected faults with ``after_apply`` let a mutation take effect and still answer with the error,
 as a lost response would: a client retrying with the same ``requestId`` must not resize twice.
 Operation faults: ``op_errors`` make the next matching mutations (``path`` is matched against
@@ -162,6 +165,21 @@ class ComputeServer:
             )
             return {"name": mig.name, "selfLink": mig.link}
 
+    def skip(self, seconds: float) -> None:
+        """Move the server's time forward (see :meth:`World.skip`)."""
+        with self.lock:
+            self.world.skip(seconds)
+
+    def set_signal(self, spec: dict[str, Any]) -> dict[str, Any]:
+        where = (spec.get("zone") and f"zones/{spec['zone']}") or f"regions/{spec.get('region')}"
+        if not isinstance(spec.get("name"), str) or not isinstance(spec.get("size"), int):
+            raise ApiError(400, "expected {project, zone|region, name, size: integer}")
+        with self.lock:
+            scaler = self.world.set_signal(
+                str(spec.get("project", "arklow-dev")), where, spec["name"], spec["size"]
+            )
+            return {"name": scaler.name, "recommendation": scaler.recommendation()}
+
     def set_faults(self, body: dict[str, Any]) -> None:
         with self.lock:
             self.faults = Faults.parse(body)
@@ -207,6 +225,7 @@ class ComputeServer:
                 {"route": f"{method} {name}", "query": {k: v[0] for k, v in query.items()}}
                 | ({"body": body} if body else {})
             )
+            self.world.autoscale()
             faults = self.faults
             fault = self._pick_fault(method, name)
         if faults.latency_ms:
@@ -256,6 +275,14 @@ class ComputeServer:
         if path == "/_admin/faults" and method == "POST":
             self.set_faults(body)
             return {}
+        if path == "/_admin/signal" and method == "POST":
+            return self.set_signal(body)
+        if path == "/_admin/clock" and method == "POST":
+            seconds = body.get("skip")
+            if not isinstance(seconds, int | float) or isinstance(seconds, bool):
+                raise ApiError(400, "expected {skip: seconds}")
+            self.skip(float(seconds))
+            return {"now": self.world.now()}
         if path == "/_admin/calls":
             if method == "POST":
                 self.reset_calls()
@@ -271,7 +298,7 @@ class ComputeServer:
 
     def _render_mig(self, mig: Any) -> dict[str, Any]:
         w = self.world
-        return mig.render(w.clock(), w.settle_delay, w.autoscaler_of(mig))  # type: ignore[no-any-return]
+        return mig.render(w.now(), w.settle_delay, w.autoscaler_of(mig))  # type: ignore[no-any-return]
 
     def list_migs(self, project: str, p: dict[str, str], q: dict[str, list[str]], b: Any) -> Any:
         with self.lock:
@@ -329,7 +356,7 @@ class ComputeServer:
                 project, p["scope"], p["name"], int(raw), _one(q, "requestId"), fail, stuck
             )
             self.changed.notify_all()
-            return op.render(self.world.clock())
+            return op.render(self.world.now())
 
     def patch_autoscaler(
         self, project: str, p: dict[str, str], q: dict[str, list[str]], b: dict[str, Any]
@@ -342,25 +369,25 @@ class ComputeServer:
             op = self.world.patch_autoscaler(
                 project, p["scope"], str(name), b, _one(q, "requestId"), fail, stuck
             )
-            return op.render(self.world.clock())
+            return op.render(self.world.now())
 
     def get_operation(self, project: str, p: dict[str, str], q: Any, b: Any) -> Any:
         with self.lock:
             op = self.world.operation(project, p["scope"], p["op"])
-            return op.render(self.world.clock())
+            return op.render(self.world.now())
 
     def wait_operation(self, project: str, p: dict[str, str], q: Any, b: Any) -> Any:
         with self.lock:
             op = self.world.operation(project, p["scope"], p["op"])
             if self.faults.early_waits > 0:  # busy: answer at once, not DONE
                 self.faults.early_waits -= 1
-                return op.render(self.world.clock(), not_done=True)
+                return op.render(self.world.now(), not_done=True)
             limit = self.faults.wait_limit
         deadline = time.time() + limit
-        while op.status(self.world.clock()) != "DONE" and time.time() < deadline:
-            time.sleep(min(0.01, max(0.0, op.done_at() - self.world.clock())) or 0.001)
+        while op.status(self.world.now()) != "DONE" and time.time() < deadline:
+            time.sleep(min(0.01, max(0.0, op.done_at() - self.world.now())) or 0.001)
         with self.lock:
-            return op.render(self.world.clock())
+            return op.render(self.world.now())
 
 
 def _one(query: dict[str, list[str]], key: str) -> str | None:

@@ -3,9 +3,20 @@
 Time drives everything, read lazily (no background threads): an operation is PENDING for
 ``op_delay`` seconds, RUNNING for as long again, then DONE. A resize changes ``targetSize`` at
 once (as the real API does) and the group's instances follow after ``settle_delay``: until then
-``currentActions`` shows them creating or deleting and ``status.isStable`` is false. An autoscaler
-in mode ON keeps its group's target inside [minNumReplicas, maxNumReplicas]. Rendering follows
-the REST shapes of Compute Engine v1 (camelCase, int64 as strings, full resource URLs).
+``currentActions`` shows them creating or deleting and ``status.isStable`` is false. Rendering
+follows the REST shapes of Compute Engine v1 (camelCase, int64 as strings, full resource URLs).
+
+An autoscaler (mode ON) acts as Compute Engine's does within [minNumReplicas, maxNumReplicas]: its
+recommendation is what its signal asks for (``signal``: idle VMs ask for none; the admin API sets
+it) inside those bounds; it scales out to it at once, and scales in only as far as the highest
+recommendation of the last 10 minutes (its stabilization period), so a lowered minimum empties
+VMs 10 minutes later. A group it was attached to counts as a recommendation of its size then.
+``ONLY_SCALE_OUT`` never scales in; ``OFF`` does nothing. Read lazily like the rest:
+:meth:`World.autoscale` brings every group to where its autoscaler has put it by now (the server
+calls it before each request).
+
+The world's time is wall time plus what :meth:`World.skip` added: a simulated day moves the
+server's clock with its own, so stabilization periods and settling pass between its ticks.
 
 Scripted operation faults: an operation started with ``fail`` ends DONE with that error
 (``error.errors``, ``httpErrorStatusCode``, ``httpErrorMessage``) and its change is not applied;
@@ -15,6 +26,7 @@ one started ``stuck`` never leaves RUNNING.
 from __future__ import annotations
 
 import itertools
+import math
 import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
@@ -22,6 +34,9 @@ from datetime import UTC, datetime
 from typing import Any, ClassVar
 
 BASE = "https://www.googleapis.com/compute/v1"
+# How far back scale-in looks: Compute Engine's autoscaler keeps the highest recommendation of the
+# last 10 minutes (its stabilization period).
+STABILIZATION_S = 600.0
 _ids = itertools.count(1_000_000_000_000)
 
 
@@ -76,8 +91,11 @@ class Autoscaler:
     min: int
     max: int
     mode: str = "ON"
+    signal: int = 0  # the size its signal (CPU, load balancing, ...) asks for: idle VMs, none
     id: int = field(default_factory=lambda: next(_ids))
     created: float = field(default_factory=time.time)
+    # (since, recommendation) at each change, from the one in force STABILIZATION_S ago
+    history: list[tuple[float, int]] = field(default_factory=list)
 
     @property
     def link(self) -> str:
@@ -89,6 +107,37 @@ class Autoscaler:
 
     def clamp(self, size: int) -> int:
         return max(self.min, min(self.max, size)) if self.active else size
+
+    def recommendation(self) -> int:
+        return max(self.min, min(self.max, self.signal))
+
+    def note(self, now: float, size: int | None = None) -> None:
+        """Record the recommendation in force from ``now`` (after a change of bounds, mode or
+        signal), or ``size`` (the group's size when the autoscaler is attached)."""
+        value = self.recommendation() if size is None else size
+        if not self.history or self.history[-1][1] != value:
+            self.history.append((now, value))
+        start = now - STABILIZATION_S
+        while len(self.history) > 1 and self.history[1][0] <= start:
+            del self.history[0]
+
+    def stabilized(self, now: float) -> int:
+        """The highest recommendation in force at any time in the last STABILIZATION_S."""
+        start = now - STABILIZATION_S
+        ends = [since for since, _ in self.history[1:]] + [math.inf]
+        return max(r for (_, r), end in zip(self.history, ends, strict=True) if end > start)
+
+    def size(self, now: float, current: int) -> int:
+        """Where it puts a group of ``current`` now: up to its recommendation at once, down only
+        as far as the highest recommendation of the stabilization period, never above max."""
+        if not self.active:
+            return current
+        wanted = self.recommendation()
+        if current <= wanted:
+            return wanted
+        if self.mode == "ONLY_SCALE_OUT":
+            return min(current, self.max)
+        return min(current, self.max, self.stabilized(now))
 
     def render(self, mig: Mig | None) -> dict[str, Any]:
         kind = self.scope.split("/")[0]
@@ -267,16 +316,38 @@ class Operation:
 
 @dataclass
 class World:
-    """All state, guarded by the server's lock. ``clock`` is wall time (operations show it)."""
+    """All state, guarded by the server's lock. ``clock`` is wall time; :meth:`now` (what
+    operations, settling and autoscalers go by) is it plus what :meth:`skip` added."""
 
     op_delay: float = 0.05
     settle_delay: float = 0.2
     clock: Callable[[], float] = time.time
+    skipped: float = 0.0
     migs: dict[tuple[str, str, str], Mig] = field(default_factory=dict)
     autoscalers: dict[tuple[str, str, str], Autoscaler] = field(default_factory=dict)
     operations: dict[tuple[str, str, str], Operation] = field(default_factory=dict)
     by_request_id: dict[tuple[str, str], Operation] = field(default_factory=dict)
     resizes: list[dict[str, Any]] = field(default_factory=list)
+
+    def now(self) -> float:
+        return self.clock() + self.skipped
+
+    def skip(self, seconds: float) -> None:
+        """Move the world's time forward (a simulated day's tick); never back."""
+        if not seconds >= 0 or math.isinf(seconds):
+            raise ApiError(400, f"Invalid value for field 'seconds': {seconds!r}.")
+        self.skipped += seconds
+
+    def autoscale(self) -> None:
+        """Every autoscaled group where its autoscaler has put it by now."""
+        now = self.now()
+        for mig in self.migs.values():
+            scaler = self.autoscaler_of(mig)
+            if scaler is None:
+                continue
+            size = scaler.size(now, mig.target_size)
+            if size != mig.target_size:
+                mig.resize(size, now, self.settle_delay)
 
     def mig(self, project: str, scope: str, name: str) -> Mig:
         mig = self.migs.get((project, scope, name))
@@ -296,7 +367,7 @@ class World:
     def add_group(
         self, project: str, scope: str, name: str, size: int, autoscaler: dict[str, Any] | None
     ) -> Mig:
-        now = self.clock()
+        now = self.now()
         mig = Mig(project, scope, name, size, size, now - self.settle_delay)
         self.migs[(project, scope, name)] = mig
         if autoscaler is not None:
@@ -313,7 +384,23 @@ class World:
             self.autoscalers[(project, scope, a_name)] = scaler
             mig.autoscaler = a_name
             mig.target_size = mig.previous_size = scaler.clamp(size)
+            scaler.note(now, mig.target_size)
+            scaler.note(now)
         return mig
+
+    def set_signal(self, project: str, scope: str, name: str, size: int) -> Autoscaler:
+        """What autoscaler ``name``'s signal asks for from now on (admin; not a Compute call)."""
+        scaler = self.autoscalers.get((project, scope, name))
+        if scaler is None:
+            raise ApiError(
+                404, f"The resource 'projects/{project}/{scope}/autoscalers/{name}' was not found"
+            )
+        if size < 0:
+            raise ApiError(400, f"Invalid value for field 'size': '{size}'.")
+        scaler.signal = size
+        scaler.note(self.now())
+        self.autoscale()
+        return scaler
 
     def operation(self, project: str, scope: str, name: str) -> Operation:
         op = self.operations.get((project, scope, name))
@@ -344,7 +431,7 @@ class World:
             return self.by_request_id[(project, request_id)], False
         if fail is None:
             apply()
-        now = self.clock()
+        now = self.now()
         op = Operation(
             project,
             scope,
@@ -386,7 +473,7 @@ class World:
 
         def apply() -> None:
             effective = scaler.clamp(size) if scaler is not None else size
-            mig.resize(effective, self.clock(), self.settle_delay)
+            mig.resize(effective, self.now(), self.settle_delay)
             self.resizes.append(
                 {"group": f"{project}/{scope}/{name}", "size": size, "requestId": request_id}
             )
@@ -430,9 +517,8 @@ class World:
         def apply() -> None:
             scaler.min, scaler.max = low, high
             scaler.mode = str(policy.get("mode", scaler.mode))
-            mig = next((m for m in self.migs.values() if m.link == scaler.target), None)
-            if mig is not None and scaler.clamp(mig.target_size) != mig.target_size:
-                mig.resize(scaler.clamp(mig.target_size), self.clock(), self.settle_delay)
+            scaler.note(self.now())
+            self.autoscale()
 
         op, _ = self.start_operation(
             project,
