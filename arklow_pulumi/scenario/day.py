@@ -7,7 +7,8 @@
   second ``pulumi up`` makes it a member of ``shared-gpu``; its lane has work all day, more at
   night, so the held work before the join and the service after it both show.
 
-Pure: demand is a function of the second of the day and a seeded generator.
+Pure: demand is a function of the second of the day and a seeded generator. :data:`EPISODES`
+names the day's windows for the report (its charts shade and label them).
 """
 
 from __future__ import annotations
@@ -21,6 +22,30 @@ HOUR = 3600.0
 DAY_S = 24 * HOUR
 JOIN_AT_S = 12 * HOUR
 JOINING = ("reports", "shared-gpu")  # destination, pool
+BURST_H = (10.0, 12.0)  # search/batch at 90
+BACKFILL_H = (1.0, 5.0)  # ingest/backfill at 60
+
+
+@dataclass(frozen=True, slots=True)
+class Event:
+    """Something the report marks: at ``t`` (seconds into the day), until ``end`` for a window
+    (``None``: a moment); ``what`` says it in full, ``label`` in a word or two on the charts."""
+
+    t: float
+    end: float | None
+    what: str
+    label: str
+
+
+EPISODES = (
+    Event(BACKFILL_H[0] * HOUR, BACKFILL_H[1] * HOUR, "ingest/backfill runs at 60", "backfill"),
+    Event(
+        BURST_H[0] * HOUR,
+        BURST_H[1] * HOUR,
+        "search/batch bursts to 90 in shared-gpu (a noisy neighbour)",
+        "burst",
+    ),
+)
 
 
 def diurnal(trough: float, peak: float, peak_hour: float) -> Callable[[float], float]:
@@ -52,11 +77,11 @@ def windows(levels: list[tuple[float, float, float]], other: float) -> Callable[
 
 LANES: dict[str, Callable[[float], float]] = {
     "search/interactive": diurnal(2, 14, 14),
-    "search/batch": burst(diurnal(4, 10, 16), 90, 10, 12),
+    "search/batch": burst(diurnal(4, 10, 16), 90, *BURST_H),
     "summarize/default": diurnal(3, 14, 13),
     "reports/nightly": windows([(0, 6, 7), (18, 24, 7)], 3),
     "ingest/stream": diurnal(8, 40, 11),
-    "ingest/backfill": windows([(1, 5, 60)], 6),
+    "ingest/backfill": windows([(*BACKFILL_H, 60)], 6),
     "transcode/live": diurnal(3, 20, 20),
     "transcode/vod": diurnal(8, 14, 15),
 }

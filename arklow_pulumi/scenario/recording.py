@@ -4,15 +4,56 @@ Lane figures are unit-hours, as ``arklow simulate`` counts them: ``demand`` = Σ
 limit) × tick hours (the published ``allocation + held``), ``served`` = Σ allocation × tick
 hours, so ``served + held = demand``. A pool's replicas are its targets' in-service replicas
 summed; a scale action is a (tick, target) whose desired count changed from the tick before.
+
+Beside what was published, the recording keeps the topology's layout in force from each ``pulumi
+up`` on (:class:`Layout`: which pools each lane draws from, what one unit of a lane costs, what
+each scale target is), so the report can name a lane's pools and a chart's units.
 """
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from itertools import pairwise
 
 from arklow_pulumi.controller.ports import LaneView, PoolView, Published
+from arklow_pulumi.core.topology import Topology
+from arklow_pulumi.scenario.day import Event
+
+
+@dataclass(frozen=True, slots=True)
+class TargetInfo:
+    pool: str
+    kind: str  # aws_asg | gcp_mig
+    resource: str
+    units_per_replica: float
+    autoscaled: bool  # a MIG with its own autoscaler: Arklow sets the autoscaler's minimum
+
+
+@dataclass(frozen=True, slots=True)
+class Layout:
+    lane_pools: Mapping[str, tuple[str, ...]]  # lane -> the pools it draws from, by name
+    pool_members: Mapping[str, tuple[str, ...]]  # pool -> the destinations drawing from it
+    lane_costs: Mapping[str, Mapping[str, float]]  # lane -> resource -> units per unit of work
+    targets: Mapping[str, TargetInfo]
+
+
+def layout_of(topology: Topology, autoscaled: frozenset[str] = frozenset()) -> Layout:
+    lane_pools, lane_costs = {}, {}
+    for destination in topology.destinations.values():
+        pools = tuple(sorted(set(topology.pools_of(destination.name).values())))
+        for lane in destination.lanes:
+            lane_pools[lane.key] = pools
+            lane_costs[lane.key] = {r: lane.cost_of(r) for r in destination.resources}
+    targets = {
+        t.name: TargetInfo(
+            pool.name, t.kind, pool.resource, t.units_per_replica, t.name in autoscaled
+        )
+        for pool in topology.pools.values()
+        for t in pool.scale_targets
+    }
+    members = {name: topology.members(name) for name in topology.pools}
+    return Layout(lane_pools, members, lane_costs, targets)
 
 
 @dataclass
@@ -21,7 +62,8 @@ class Recording:
     times: list[float] = field(default_factory=list)  # seconds since the day's start
     lanes: dict[str, list[LaneView | None]] = field(default_factory=dict)
     pools: dict[str, list[PoolView | None]] = field(default_factory=dict)
-    events: list[tuple[float, str]] = field(default_factory=list)
+    events: list[Event] = field(default_factory=list)
+    layouts: list[tuple[float, Layout]] = field(default_factory=list)  # (from t, layout)
 
     def add(self, t: float, published: Published) -> None:
         index = len(self.times)
@@ -37,8 +79,43 @@ class Recording:
             if len(pools) <= index:
                 pools.append(None)
 
-    def event(self, t: float, what: str) -> None:
-        self.events.append((t, what))
+    def event(self, event: Event) -> None:
+        self.events.append(event)
+        self.events.sort(key=lambda e: e.t)
+
+    def layout(self, t: float, layout: Layout) -> None:
+        """``layout`` is in force from ``t`` on (a ``pulumi up`` applied it)."""
+        self.layouts.append((t, layout))
+
+    def layout_at(self, t: float) -> Layout:
+        return next(
+            (lay for since, lay in reversed(self.layouts) if since <= t),
+            self.layouts[0][1] if self.layouts else Layout({}, {}, {}, {}),
+        )
+
+    def lane_pools(self, lane: str) -> list[tuple[float, tuple[str, ...]]]:
+        """(from t, the pools ``lane`` draws from) each time they changed."""
+        return self._changes(lambda lay: lay.lane_pools.get(lane, ()))
+
+    def pool_members(self, pool: str) -> list[tuple[float, tuple[str, ...]]]:
+        """(from t, the destinations drawing from ``pool``) each time they changed."""
+        return self._changes(lambda lay: lay.pool_members.get(pool, ()))
+
+    def _changes(
+        self, of: Callable[[Layout], tuple[str, ...]]
+    ) -> list[tuple[float, tuple[str, ...]]]:
+        out: list[tuple[float, tuple[str, ...]]] = []
+        for since, lay in self.layouts:
+            names = of(lay)
+            if not out or out[-1][1] != names:
+                out.append((since, names))
+        return out
+
+    def target_info(self, name: str) -> TargetInfo | None:
+        """What the latest layout naming target ``name`` says of it."""
+        return next(
+            (lay.targets[name] for _, lay in reversed(self.layouts) if name in lay.targets), None
+        )
 
     def target_series(self, pool: str) -> dict[str, list[tuple[int, int] | None]]:
         """target -> per tick (desired, in service), None while the pool did not exist."""

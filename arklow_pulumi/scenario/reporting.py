@@ -1,18 +1,48 @@
-"""The day in numbers (a summary for the terminal) and in pictures (``index.html`` with PNG
-charts: per lane demand vs admission and held work; per target desired vs in-service replicas;
-pool pressure). matplotlib draws off-screen (Agg); nothing here reads a store or a cloud."""
+"""The day in numbers (a summary for the terminal, ``summary.json`` for programs) and in
+pictures (``index.html`` with the charts of :mod:`.charts`). Nothing here reads a store or a cloud.
+
+``summary.json`` holds named records only (no bare arrays of numbers): the run's provenance, the
+day's figures per lane and per pool, the events, and ``timeline``, one record per tick with every
+lane, pool and scale target as the controller published them (the README lists the fields).
+"""
 
 from __future__ import annotations
 
 import html
 import json
+from collections.abc import Callable
+from dataclasses import dataclass
+from datetime import datetime
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
+from arklow_pulumi.extras import require
+from arklow_pulumi.scenario import charts
+from arklow_pulumi.scenario.charts import clock, desired_label, event_text
 from arklow_pulumi.scenario.recording import LaneFigures, PoolFigures, Recording
 from arklow_pulumi.text_tables import table
 
-HOUR = 3600.0
+if TYPE_CHECKING:
+    from matplotlib.figure import Figure
+
+
+@dataclass(frozen=True, slots=True)
+class Provenance:
+    """What the page and ``summary.json`` say the run was."""
+
+    day: datetime  # the simulated day's start, UTC
+    generated: datetime  # when the run ended, UTC
+    version: str  # arklow-pulumi's
+    commit: str | None  # the checkout's, when it is a git checkout
+    modified: bool  # the checkout had changes not committed
+    stack: str
+    topology_file: str  # the stack config holding arklow:topology, relative to the project
+
+    def version_text(self) -> str:
+        if self.commit is None:
+            return f"arklow-pulumi {self.version}"
+        changed = " with local changes" if self.modified else ""
+        return f"arklow-pulumi {self.version}, commit {self.commit}{changed}"
 
 
 def _f(value: float | None, digits: int = 1) -> str:
@@ -79,132 +109,36 @@ def summary_text(
     lines += table(POOL_HEADERS, pool_rows(pools), right={2, 3, 4, 5, 6})
     if rec.events:
         lines += ["", "EVENTS"]
-        lines += [f"{_clock(t)}  {what}" for t, what in rec.events]
+        lines += [event_text(e) for e in rec.events]
     return "\n".join(lines)
 
 
-def _clock(t: float) -> str:
-    return f"{int(t // HOUR):02d}:{int(t % HOUR // 60):02d}"
-
-
-# -- charts ------------------------------------------------------------------------------------
-
-
-def _hours(rec: Recording) -> list[float]:
-    return [t / HOUR for t in rec.times]
-
-
-def _mark_events(ax: object, rec: Recording) -> None:
-    for t, _what in rec.events:
-        ax.axvline(t / HOUR, color="grey", linestyle=":", linewidth=1)  # type: ignore[attr-defined]
-
-
-def lanes_chart(rec: Recording, path: Path) -> None:
-    import matplotlib.pyplot as plt
-
-    names = sorted(rec.lanes)
-    cols = 2
-    rows = (len(names) + cols - 1) // cols
-    fig, axes = plt.subplots(rows, cols, figsize=(12, 2.6 * rows), sharex=True, squeeze=False)
-    x = _hours(rec)
-    for ax, name in zip(axes.flat, names, strict=False):
-        series = rec.lanes[name]
-        nan = float("nan")
-        wanted = [v.allocation + v.held if v else nan for v in series]
-        ax.plot(x, wanted, label="demand (≤ limit)", color="tab:blue", linewidth=1.2)
-        ax.plot(
-            x,
-            [v.admission if v else nan for v in series],
-            label="admission",
-            color="tab:green",
-            linewidth=1.2,
-        )
-        ax.fill_between(
-            x,
-            [v.held if v else 0.0 for v in series],
-            color="tab:red",
-            alpha=0.35,
-            label="held",
-            step="mid",
-        )
-        _mark_events(ax, rec)
-        ax.set_title(name, fontsize=10)
-        ax.set_xlim(0, 24)
-        ax.set_ylabel("units")
-    for ax in list(axes.flat)[len(names) :]:
-        ax.set_visible(False)
-    for ax in axes[-1]:
-        ax.set_xlabel("hour of the day")
-    axes.flat[0].legend(fontsize=8, loc="upper left")
-    fig.tight_layout()
-    fig.savefig(path, dpi=90)
-    plt.close(fig)
-
-
-def targets_chart(rec: Recording, path: Path) -> None:
-    import matplotlib.pyplot as plt
-
-    series = [
-        (pool, target, values)
-        for pool in sorted(rec.pools)
-        for target, values in rec.target_series(pool).items()
-    ]
-    fig, axes = plt.subplots(
-        len(series) or 1, 1, figsize=(12, 2.6 * max(1, len(series))), sharex=True, squeeze=False
-    )
-    x = _hours(rec)
-    nan = float("nan")
-    for ax, (pool, target, values) in zip(axes.flat, series, strict=False):
-        ax.step(
-            x,
-            [v[0] if v else nan for v in values],
-            where="post",
-            label="desired",
-            color="tab:orange",
-        )
-        ax.step(
-            x,
-            [v[1] if v else nan for v in values],
-            where="post",
-            label="in service",
-            color="tab:blue",
-            linestyle="--",
-        )
-        _mark_events(ax, rec)
-        ax.set_title(f"{target} (pool {pool})", fontsize=10)
-        ax.set_ylabel("replicas")
-        ax.set_xlim(0, 24)
-        ax.legend(fontsize=8, loc="upper left")
-    axes.flat[-1].set_xlabel("hour of the day")
-    fig.tight_layout()
-    fig.savefig(path, dpi=90)
-    plt.close(fig)
-
-
-def pressure_chart(rec: Recording, path: Path) -> None:
-    import matplotlib.pyplot as plt
-
-    fig, ax = plt.subplots(figsize=(12, 3.6))
-    x = _hours(rec)
-    nan = float("nan")
-    for name in sorted(rec.pools):
-        values = [v.pressure if v and v.pressure is not None else nan for v in rec.pools[name]]
-        ax.plot(x, values, label=name, linewidth=1.2)
-    ax.axhline(1.0, color="black", linewidth=0.8)
-    _mark_events(ax, rec)
-    ax.set_xlim(0, 24)
-    ax.set_xlabel("hour of the day")
-    ax.set_ylabel("pressure (demand / capacity)")
-    ax.legend(fontsize=8, loc="upper left", ncol=3)
-    fig.tight_layout()
-    fig.savefig(path, dpi=90)
-    plt.close(fig)
-
-
-CHARTS = {
-    "lanes.png": ("Lanes: demand vs admission, held work", lanes_chart),
-    "targets.png": ("Scale targets: desired vs in-service replicas", targets_chart),
-    "pressure.png": ("Pool pressure", pressure_chart),
+# file -> (title, caption, figure)
+CHARTS: dict[str, tuple[str, str, Callable[[Recording], Figure]]] = {
+    "lanes.png": (
+        "Lanes: demand, admission and held work",
+        "Each lane with the pool(s) it draws from. One unit of a lane's work takes what its axis "
+        "says (its cost in each resource).",
+        charts.lanes_figure,
+    ),
+    "targets.png": (
+        "Scale targets: desired and in-service replicas",
+        "For a group with its own autoscaler, desired is the autoscaler's minimum: Arklow moves "
+        "the minimum, the autoscaler runs at least that many, and after the minimum falls it "
+        "keeps the higher count for its 10-minute stabilization period.",
+        charts.targets_figure,
+    ),
+    "pools.png": (
+        "Pools: demand against capacity",
+        "In each pool's resource units. Capacity is static capacity plus in-service replicas "
+        "times units per replica.",
+        charts.pools_figure,
+    ),
+    "pressure.png": (
+        "Pool pressure",
+        "Above 1 a pool is constrained: its members want more than it holds.",
+        charts.pressure_figure,
+    ),
 }
 
 
@@ -214,40 +148,33 @@ def write_report(
     pools: dict[str, PoolFigures],
     directory: Path,
     notes: list[str],
+    source: Provenance,
 ) -> Path:
-    import matplotlib
-
-    matplotlib.use("Agg")
+    require("charts", "the main job's report (its charts)")
     directory.mkdir(parents=True, exist_ok=True)
-    for file, (_title, draw) in CHARTS.items():
-        draw(rec, directory / file)
-    (directory / "summary.json").write_text(json.dumps(summary_document(rec, lanes, pools)))
+    for file, (_title, _caption, draw) in CHARTS.items():
+        draw(rec).savefig(directory / file, dpi=90)
+    document = summary_document(rec, lanes, pools, source)
+    (directory / "summary.json").write_text(json.dumps(document, indent=1))
     index = directory / "index.html"
-    index.write_text(_html(rec, lanes, pools, notes))
+    index.write_text(_html(rec, lanes, pools, notes, source))
     return index
 
 
 def summary_document(
-    rec: Recording, lanes: dict[str, LaneFigures], pools: dict[str, PoolFigures]
+    rec: Recording,
+    lanes: dict[str, LaneFigures],
+    pools: dict[str, PoolFigures],
+    source: Provenance,
 ) -> dict[str, Any]:
-    """For programs: the figures, the events, and per tick each lane's ``[demand ≤ limit,
-    allocation, held, admission]`` and each target's ``[desired, in_service, min, max]``."""
-    timeline = []
-    for i, t in enumerate(rec.times):
-        tick_lanes = {
-            name: [v.allocation + v.held, v.allocation, v.held, v.admission]
-            for name, series in rec.lanes.items()
-            if (v := series[i]) is not None
-        }
-        tick_targets = {
-            name: [tv.desired, tv.in_service, tv.min, tv.max]
-            for series in rec.pools.values()
-            if (pv := series[i]) is not None
-            for name, tv in pv.targets.items()
-        }
-        tick_pools = sorted(name for name, series in rec.pools.items() if series[i] is not None)
-        timeline.append({"t": t, "lanes": tick_lanes, "targets": tick_targets, "pools": tick_pools})
+    """The day for programs, every record with named fields (see the README's main job)."""
     return {
+        "date": source.day.date().isoformat(),
+        "generated": source.generated.isoformat(timespec="seconds"),
+        "version": source.version,
+        "commit": source.commit,
+        "stack": source.stack,
+        "topology_file": source.topology_file,
         "tick_s": rec.tick_s,
         "lanes": {
             name: {
@@ -256,6 +183,7 @@ def summary_document(
                 "held": f.held,
                 "held_pct": f.held_pct,
                 "mean_admission": f.mean_admission,
+                "peak_demand": f.peak_demand,
             }
             for name, f in lanes.items()
         },
@@ -264,14 +192,59 @@ def summary_document(
                 "resource": f.resource,
                 "mean_pressure": f.mean_pressure,
                 "peak_pressure": f.peak_pressure,
-                "replicas": None if f.replicas is None else list(f.replicas),
+                "constrained_ticks": f.constrained_ticks,
+                "replicas": None
+                if f.replicas is None
+                else dict(zip(("min", "mean", "max"), f.replicas, strict=True)),
                 "scale_actions": f.scale_actions,
             }
             for name, f in pools.items()
         },
-        "events": [{"t": t, "what": what} for t, what in rec.events],
-        "timeline": timeline,
+        "events": [{"t": e.t, "end": e.end, "what": e.what} for e in rec.events],
+        "timeline": [_tick_record(rec, i) for i in range(len(rec.times))],
     }
+
+
+def _tick_record(rec: Recording, i: int) -> dict[str, Any]:
+    t = rec.times[i]
+    layout = rec.layout_at(t)
+    lanes = {
+        name: {
+            "demand": v.demand,
+            "within_limit": v.allocation + v.held,
+            "allocation": v.allocation,
+            "held": v.held,
+            "admission": v.admission,
+            "stale": v.stale,
+            "pools": list(layout.lane_pools.get(name, ())),
+        }
+        for name, series in rec.lanes.items()
+        if (v := series[i]) is not None
+    }
+    pools, targets = {}, {}
+    for name, series in rec.pools.items():
+        if (pv := series[i]) is None:
+            continue
+        pools[name] = {
+            "resource": pv.resource,
+            "capacity": pv.capacity,
+            "demand": pv.demand,
+            "pressure": pv.pressure,
+            "state": pv.state,
+            "desired_replicas": pv.desired_replicas,
+        }
+        for target, tv in pv.targets.items():
+            info = layout.targets.get(target)
+            targets[target] = {
+                "pool": name,
+                "desired": tv.desired,
+                "in_service": tv.in_service,
+                "pending": tv.pending,
+                "min": tv.min,
+                "max": tv.max,
+                "autoscaled": bool(info is not None and info.autoscaled),
+            }
+    return {"t": t, "clock": clock(t), "lanes": lanes, "pools": pools, "targets": targets}
 
 
 def _html_table(headers: list[str], rows: list[list[str]]) -> str:
@@ -287,29 +260,62 @@ def _html(
     lanes: dict[str, LaneFigures],
     pools: dict[str, PoolFigures],
     notes: list[str],
+    source: Provenance,
 ) -> str:
-    events = "".join(f"<li>{_clock(t)} — {html.escape(w)}</li>" for t, w in rec.events)
-    charts = "".join(
-        f"<h2>{html.escape(title)}</h2><img src='{file}' alt='{html.escape(title)}'>"
-        for file, (title, _draw) in CHARTS.items()
+    e = html.escape
+    day = source.day.strftime("%A %-d %B %Y")
+    events = "".join(f"<li>{e(event_text(ev))}</li>" for ev in rec.events)
+    autoscaled = sorted(
+        {n for _, lay in rec.layouts for n, info in lay.targets.items() if info.autoscaled}
     )
-    notes_html = "".join(f"<li>{html.escape(n)}</li>" for n in notes)
+    meaning = (
+        f"<p>For {e(', '.join(autoscaled))} (a group with its own autoscaler), "
+        f"{e(desired_label(rec.target_info(autoscaled[0])))}.</p>"
+        if autoscaled
+        else ""
+    )
+    figures = "".join(
+        f"<figure id='{e(file.removesuffix('.png'))}'><h2>{e(title)}</h2>"
+        f"<img src='{e(file)}' alt='{e(title)}'><figcaption>{e(caption)}</figcaption></figure>"
+        for file, (title, caption, _draw) in CHARTS.items()
+    )
+    notes_html = "".join(f"<li><code>{e(n)}</code></li>" for n in notes)
+    facts = "".join(
+        f"<dt>{e(term)}</dt><dd>{text}</dd>"
+        for term, text in (
+            ("Date", f"{e(day)} (simulated, UTC): {len(rec.times)} ticks of {rec.tick_s:.0f} s"),
+            (
+                "Topology file",
+                f"<code>{e(source.topology_file)}</code> (stack {e(source.stack)}; "
+                "the events below change it)",
+            ),
+            ("Version", e(source.version_text())),
+            ("Generated", e(source.generated.strftime("%Y-%m-%d %H:%M UTC"))),
+        )
+    )
+    title = f"Arklow: one simulated day ({source.day.date().isoformat()})"
     return f"""<!doctype html>
-<html lang="en"><head><meta charset="utf-8"><title>Arklow: one simulated day</title>
+<html lang="en"><head><meta charset="utf-8"><title>{e(title)}</title>
 <style>
 body {{ font-family: sans-serif; margin: 2em; max-width: 1200px; }}
 table {{ border-collapse: collapse; margin: 1em 0; }}
 th, td {{ border: 1px solid #ccc; padding: 0.3em 0.6em; text-align: right; }}
 th:first-child, td:first-child {{ text-align: left; }}
+dl.run {{ display: grid; grid-template-columns: max-content auto; gap: 0.2em 1em; }}
+dl.run dt {{ font-weight: bold; }}
+figure {{ margin: 2em 0; }}
+figcaption {{ color: #444; }}
 img {{ max-width: 100%; }}
 </style></head><body>
 <h1>Arklow: one simulated day on local clouds</h1>
-<p>{len(rec.times)} controller ticks of {rec.tick_s:.0f} s (simulated clock). Lane figures in
-unit-hours: demand = Σ min(demand, limit), served = Σ allocation, held = demand − served.</p>
-<ul>{notes_html}</ul>
+<dl class="run">{facts}</dl>
+<p>Lane figures in unit-hours of each lane's work: demand = Σ min(demand, limit), served = Σ
+allocation, held = demand − served. Pool demand and capacity are in the pool's resource units.</p>
+{meaning}
 <h2>Lanes</h2>{_html_table(LANE_HEADERS, lane_rows(lanes))}
 <h2>Pools</h2>{_html_table(POOL_HEADERS, pool_rows(pools))}
 <h2>Events</h2><ul>{events}</ul>
-{charts}
+{figures}
+<h2>Inspect the run</h2><ul>{notes_html}</ul>
 </body></html>
 """

@@ -2,21 +2,36 @@
 
 from __future__ import annotations
 
+import importlib.metadata
 import logging
 import os
+import shlex
+import shutil
+import subprocess
 import sys
 import time
 from dataclasses import dataclass
 from datetime import UTC, datetime
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from arklow_pulumi.controller.ports import DemandReport
+from arklow_pulumi.scenario.charts import clock as _clock
 from arklow_pulumi.scenario.clock import SimulatedClock
-from arklow_pulumi.scenario.day import DAY_S, JOIN_AT_S, JOINING, Day
+from arklow_pulumi.scenario.day import EPISODES, JOIN_AT_S, JOINING, Day, Event
 from arklow_pulumi.scenario.progress import Progress
-from arklow_pulumi.scenario.recording import Recording, lane_figures, pool_figures
-from arklow_pulumi.scenario.reporting import summary_text, write_report
+from arklow_pulumi.scenario.recording import (
+    Layout,
+    Recording,
+    lane_figures,
+    layout_of,
+    pool_figures,
+)
+from arklow_pulumi.scenario.reporting import Provenance, summary_text, write_report
 from arklow_pulumi.scenario.stack import DevStack
+
+if TYPE_CHECKING:
+    from arklow_pulumi.devservers.clouds import LocalClouds
 
 # The simulated day (a Monday); the clock the controller reads starts here.
 DAY_START = datetime(2026, 1, 5, tzinfo=UTC).timestamp()
@@ -60,22 +75,25 @@ def run(options: RunOptions) -> RunResult:
         stack.prepare()
         stack.up()
         say(f"pulumi up done in {time.monotonic() - begun:.0f}s; the controller starts at 00:00")
-        recording = _day(options, stack)
+        recording = _day(options, stack, clouds)
     say("local clouds stopped")
     lanes, pools = lane_figures(recording), pool_figures(recording)
     summary = summary_text(recording, lanes, pools)
     notes = _notes(stack)
-    report = write_report(recording, lanes, pools, options.out / "report", notes)
-    return RunResult(summary + "\n\n" + "\n".join(notes), report, time.monotonic() - started)
+    source = _provenance(options)
+    report = write_report(recording, lanes, pools, options.out / "report", notes, source)
+    inspect = "Inspect the run (in any shell):\n" + "\n".join(f"  {n}" for n in notes)
+    return RunResult(summary + "\n\n" + inspect, report, time.monotonic() - started)
 
 
-def _day(options: RunOptions, stack: DevStack) -> Recording:
+def _day(options: RunOptions, stack: DevStack, clouds: LocalClouds) -> Recording:
     """The day, tick by tick: a driver of :meth:`Controller.tick` on the simulated clock, not a
     loop of its own. Each simulated tick first does what the day holds at that time (the
     mid-day ``pulumi up``, the lanes' demand reports), then one tick, then records what it
-    published; a tick that fails ends the run (a service's loop would log it and go on). It holds
-    the store's controller lock (SQLite's elector) for the whole day, as `arklow controller run`
-    would."""
+    published; a tick that fails ends the run (a service's loop would log it and go on). The
+    Compute test server's clock moves with the simulated one (its autoscaler's 10-minute
+    stabilization is two ticks). It holds the store's controller lock (SQLite's elector) for the
+    whole day, as `arklow controller run` would."""
     from arklow_pulumi.controller.leasing import take_leadership
     from arklow_pulumi.controller.ticking import Controller, TickSettings
     from arklow_pulumi.store.engine import close_stores, open_store
@@ -84,6 +102,9 @@ def _day(options: RunOptions, stack: DevStack) -> Recording:
     day = Day(tick_s=options.tick_s)
     clock = SimulatedClock(DAY_START)
     recording = Recording(options.tick_s)
+    recording.layout(0.0, _layout(stack))
+    for episode in EPISODES:
+        recording.event(episode)
     store = open_store(stack.store_url)
     leadership = take_leadership(store)
     try:
@@ -109,13 +130,15 @@ def _day(options: RunOptions, stack: DevStack) -> Recording:
                 stack.join(destination, pool)
                 stack.up()
                 progress.interrupt(f"pulumi up done in {time.monotonic() - begun:.0f}s")
-                recording.event(t, f"pulumi up: {destination} joins pool {pool}")
+                recording.event(Event(t, None, f"pulumi up: {destination} joins {pool}", "join"))
+                recording.layout(t, _layout(stack))
             known = set(sink.known_lanes())
             demand = day.demand(t)
             sink.accept([DemandReport(lane, d) for lane, d in demand.items() if lane in known])
             outcome = controller.tick()
             recording.add(t, outcome.published)
             clock.advance(options.tick_s)
+            clouds.skip(options.tick_s)
             progress.update(i + 1, f"simulated {_clock(t + options.tick_s)} of 24:00")
     finally:
         leadership.release()
@@ -123,16 +146,44 @@ def _day(options: RunOptions, stack: DevStack) -> Recording:
     return recording
 
 
-def _clock(t: float) -> str:
-    t = min(t, DAY_S)
-    return f"{int(t // 3600):02d}:{int(t % 3600 // 60):02d}"
+def _layout(stack: DevStack) -> Layout:
+    """The layout of the stack's config as the last ``pulumi up`` applied it."""
+    from arklow_pulumi.devservers.clouds import load_stack
+
+    return layout_of(*load_stack(stack.project, stack.stack))
 
 
 def _notes(stack: DevStack) -> list[str]:
+    """Commands that read what the run left, with full paths: they work in any shell."""
+    state = (stack.work / "state").resolve()
+    pulumi = shutil.which("pulumi") or "pulumi"
+    arklow = Path(sys.executable).with_name("arklow")
+    q = shlex.quote
     return [
-        f"Pulumi state: {stack.work / 'state'} "
-        f"(PULUMI_BACKEND_URL=file://{(stack.work / 'state').resolve()} "
-        f"PULUMI_CONFIG_PASSPHRASE= pulumi stack export --stack {stack.stack} "
-        f"--cwd {stack.project})",
-        f"Topology store: {stack.store_url} (arklow topology show --store {stack.store_url})",
+        f"PULUMI_BACKEND_URL={q(f'file://{state}')} PULUMI_CONFIG_PASSPHRASE= "
+        f"{q(pulumi)} stack export --stack {q(stack.stack)} --cwd {q(str(stack.project))}",
+        f"{q(str(arklow))} topology show --store {q(stack.store_url)}",
     ]
+
+
+def _provenance(options: RunOptions) -> Provenance:
+    return Provenance(
+        day=datetime.fromtimestamp(DAY_START, UTC),
+        generated=datetime.now(UTC),
+        version=importlib.metadata.version("arklow-pulumi"),
+        commit=_git(options.repo, "rev-parse", "--short", "HEAD"),
+        modified=bool(_git(options.repo, "status", "--porcelain", "--untracked-files=no")),
+        stack=options.stack,
+        topology_file=f"stacks/Pulumi.{options.stack}.yaml",
+    )
+
+
+def _git(repo: Path, *args: str) -> str | None:
+    """A git command's output in ``repo``; ``None`` when it is not a checkout or git is absent."""
+    try:
+        result = subprocess.run(
+            ["git", "-C", str(repo), *args], capture_output=True, text=True, timeout=10
+        )
+    except (OSError, subprocess.TimeoutExpired):
+        return None
+    return result.stdout.strip() if result.returncode == 0 else None

@@ -5,6 +5,7 @@ people (the summary, the report with its charts)."""
 
 from __future__ import annotations
 
+import itertools
 import json
 import os
 import shutil
@@ -56,8 +57,29 @@ def test_every_decision_stays_within_its_targets_bounds(day: tuple[Path, Any]) -
     assert len(doc["timeline"]) == 24 * 3600 // TICK_S
     for tick in doc["timeline"]:
         assert tick["targets"], tick["t"]
-        for name, (desired, _in_service, low, high) in tick["targets"].items():
-            assert low <= desired <= high, (tick["t"], name)
+        for name, target in tick["targets"].items():
+            assert target["min"] <= target["desired"] <= target["max"], (tick["t"], name)
+
+
+def test_the_autoscaled_group_follows_its_minimum_down(day: tuple[Path, Any]) -> None:
+    """The autoscaler keeps a group above a lowered minimum for its 10-minute stabilization
+    period only (here less than a tick): no tick shows it above the minimum set a tick before."""
+    timeline = summary(day[0])["timeline"]
+    series = [t["targets"]["video-encoders"] for t in timeline]
+    assert all(s["autoscaled"] for s in series)
+    assert any(b["desired"] < a["desired"] for a, b in itertools.pairwise(series))
+    for before, now in itertools.pairwise(series):
+        assert now["in_service"] <= max(before["desired"], now["desired"]), (before, now)
+
+
+def test_the_pools_per_tick(day: tuple[Path, Any]) -> None:
+    for tick in summary(day[0])["timeline"]:
+        for name, pool in tick["pools"].items():
+            assert set(pool) == {"resource", "capacity", "demand", "pressure", "state",
+                                 "desired_replicas"}
+            if pool["capacity"] > 0:
+                assert pool["pressure"] == pytest.approx(pool["demand"] / pool["capacity"])
+            assert pool["state"] in {"idle", "steady", "constrained"}, name
 
 
 def test_lane_figures_add_up_and_quiet_lanes_keep_their_work(day: tuple[Path, Any]) -> None:
@@ -72,15 +94,22 @@ def test_lane_figures_add_up_and_quiet_lanes_keep_their_work(day: tuple[Path, An
 
 def test_the_noon_pulumi_up_moves_reports_into_the_shared_pool(day: tuple[Path, Any]) -> None:
     doc = summary(day[0])
-    assert [e["t"] for e in doc["events"]] == [JOIN_S]
+    assert [(e["t"], e["end"]) for e in doc["events"]] == [
+        (3600, 5 * 3600),  # the backfill
+        (10 * 3600, JOIN_S),  # the noisy neighbour's burst
+        (JOIN_S, None),  # the join
+    ]
     before = [t for t in doc["timeline"] if t["t"] < JOIN_S]
     after = [t for t in doc["timeline"] if t["t"] >= JOIN_S]
     assert all("reports/gpu" in t["pools"] for t in before)
     assert all("reports/gpu" not in t["pools"] for t in after)
+    nightly = "reports/nightly"
+    assert {tuple(t["lanes"][nightly]["pools"]) for t in before} == {("reports/gpu",)}
+    assert {tuple(t["lanes"][nightly]["pools"]) for t in after} == {("shared-gpu",)}
     # alone, its 4 GPU units held part of its night work; in the shared pool nothing is held
-    assert sum(t["lanes"]["reports/nightly"][2] for t in before) > 0
-    assert max(t["lanes"]["reports/nightly"][3] for t in before) <= 4
-    assert max(t["lanes"]["reports/nightly"][3] for t in after) > 4
+    assert sum(t["lanes"][nightly]["held"] for t in before) > 0
+    assert max(t["lanes"][nightly]["admission"] for t in before) <= 4
+    assert max(t["lanes"][nightly]["admission"] for t in after) > 4
 
 
 def test_summary_report_and_state_are_left(day: tuple[Path, Any]) -> None:
@@ -90,7 +119,7 @@ def test_summary_report_and_state_are_left(day: tuple[Path, Any]) -> None:
     assert "Traceback" not in result.stderr
     report = project / ".arklow" / "report"
     index = (report / "index.html").read_text()
-    for chart in ("lanes.png", "targets.png", "pressure.png"):
+    for chart in ("lanes.png", "targets.png", "pools.png", "pressure.png"):
         assert chart in index
         assert (report / chart).read_bytes().startswith(PNG)
     assert (project / ".arklow" / "run" / "arklow.db").is_file()
@@ -99,3 +128,28 @@ def test_summary_report_and_state_are_left(day: tuple[Path, Any]) -> None:
     assert (project / "stacks" / "Pulumi.dev.yaml").read_text() == (
         REPO / "stacks" / "Pulumi.dev.yaml"
     ).read_text()
+
+
+def test_the_inspect_commands_work_in_a_fresh_shell(day: tuple[Path, Any]) -> None:
+    """What the run prints to look at its state, pasted into a shell that has nothing set up:
+    no venv or engine on PATH, no Pulumi or Arklow variables."""
+    out = day[1].stdout
+    commands = out.split("Inspect the run (in any shell):\n")[1].split("\n\n")[0].splitlines()
+    assert len(commands) == 2
+    fresh = {"HOME": os.environ.get("HOME", "/root"), "PATH": "/usr/bin:/bin"}
+    exported, shown = (
+        subprocess.run(
+            ["bash", "-c", command.strip()],
+            env=fresh,
+            cwd="/",
+            capture_output=True,
+            text=True,
+            timeout=120,
+            check=False,
+        )
+        for command in commands
+    )
+    assert exported.returncode == 0, exported.stderr
+    assert json.loads(exported.stdout)["deployment"]["resources"]
+    assert shown.returncode == 0, shown.stderr
+    assert "shared-gpu" in shown.stdout and "reports" in shown.stdout
