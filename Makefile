@@ -34,11 +34,11 @@ $(RUNS): pyproject.toml $(KERNEL)
 	touch $@
 
 # The test extra holds every other one, so a venv made for the tests also runs `make run`.
-$(TESTS): pyproject.toml $(KERNEL)
+$(TESTS): pyproject.toml policy/requirements.txt $(KERNEL)
 	$(PIP) -e ".[test]"
-	# The policy pack's SDK pins an older protobuf than google-cloud-compute needs; it works with
-	# the newer one (docs/whatif.md), so it is installed without its dependencies.
-	$(PIP) --no-deps "pulumi-policy==1.21.0"
+	# The policy pack's requirements (policy/requirements.txt): its SDK pins an older protobuf than
+	# google-cloud-compute needs and works with the newer one, so without its dependencies.
+	$(PIP) --no-deps -r policy/requirements.txt
 	touch $@ $(RUNS)
 
 engine:

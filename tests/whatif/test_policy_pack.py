@@ -84,3 +84,34 @@ def test_no_store_yet_is_not_applicable_and_passes(stack: Stack) -> None:
     assert "arklow-capacity@v0.0.1 (local: policy)" in result.stdout, result.stdout
     assert "[advisory]" not in result.stdout and "[mandatory]" not in result.stdout
     assert not stack.default_store_path.exists()  # reviewing creates no store
+
+
+def test_the_packs_dependency_is_declared_and_installed() -> None:
+    """``policy/requirements.txt`` declares what the pack needs besides the project's package;
+    ``make test`` installs it with ``--no-deps`` (the file says why), and pip finds it satisfied
+    in this virtualenv without fetching anything."""
+    import subprocess
+    import sys
+    from importlib import metadata
+
+    requirements = REPO / "policy" / "requirements.txt"
+    pins = [
+        line.strip()
+        for line in requirements.read_text().splitlines()
+        if line.strip() and not line.lstrip().startswith("#")
+    ]
+    assert pins == ["pulumi-policy==1.21.0"]
+    for pin in pins:
+        name, version = pin.split("==")
+        assert metadata.version(name) == version
+    assert "--no-deps -r policy/requirements.txt" in (REPO / "Makefile").read_text()
+    result = subprocess.run(
+        [sys.executable, "-m", "pip", "install", "--dry-run", "--no-index", "--no-deps"]
+        + ["--disable-pip-version-check", "-r", str(requirements)],
+        capture_output=True,
+        text=True,
+        timeout=120,
+        check=False,
+    )
+    assert result.returncode == 0, result.stderr
+    assert "Would install" not in result.stdout, result.stdout
