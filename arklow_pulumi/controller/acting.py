@@ -39,8 +39,10 @@ class Change:
     desired: int
 
     @property
-    def direction(self) -> Literal["up", "down"]:
-        return "up" if self.desired > self.state.desired else "down"
+    def replaced(self) -> int | None:
+        """The value the write replaces at the place it writes: an autoscaled MIG's autoscaler
+        minimum (``None`` when it has none), else the group's target size."""
+        return self.state.min if self.state.autoscaler else self.state.desired
 
 
 @dataclass(frozen=True, slots=True)
@@ -74,6 +76,21 @@ def with_detail(supply: SupplyRouter, changes: Sequence[Change]) -> tuple[Change
         supply, {c.state.ref: c.state for c in changes}, [c.state.ref for c in changes]
     ).found
     return tuple(replace(c, state=found.get(c.state.ref, c.state)) for c in changes)
+
+
+def direction(change: Change, result: SetResult) -> Literal["up", "down"]:
+    """Which way a write went: the value written against the value it replaced at that place,
+    never against the group's size. An autoscaled MIG is written through its autoscaler's
+    minimum, so a minimum raised from 3 to 4 while the group runs 4 is ``up``; a resize or an
+    ASG's desired capacity compares the counts before and after."""
+    before: int | None
+    if result.window is not None and result.previous_window is not None:
+        before, after = result.previous_window[0], result.window[0]
+    elif change.state.autoscaler:
+        before, after = change.replaced, result.desired
+    else:
+        before, after = result.previous, result.desired
+    return "up" if before is None or after > before else "down"
 
 
 def plan_of(change: Change) -> Plan | SupplyError:

@@ -9,6 +9,16 @@ and histograms (tick duration, scale actions, supply errors, demand reports, HTT
 ordinary prometheus-client objects; the scale-action series of a target that disappeared are
 removed.
 
+One label set names one object everywhere, so series join without relabelling: a pool is
+``{pool}`` (``resource`` beside it on the pool gauges), a lane ``{destination, lane}``, a scale
+target ``{pool, target}`` (the target's name within its pool), on the gauges and on
+``arklow_scale_actions_total`` alike. Only the replica that leads exports the gauges of the ticks
+it made: a replica that stops leading drops them (its last tick would otherwise be exported for
+ever beside the new leader's); every replica exports the tick it serves on ``/v1/admission``
+(``arklow_served_tick_timestamp_seconds``), the configured interval, its leadership and
+``arklow_build_info``. docs/monitoring.md lists every metric; ``deploy/`` holds alerting rules
+and a dashboard built on them.
+
 Names follow Kueue / API Priority and Fairness habits: ``arklow_<object>_<quantity>_<unit>``,
 counters ending in ``_total``. A pool's pressure with zero capacity and positive demand is ``+Inf``.
 """
@@ -16,9 +26,11 @@ counters ending in ``_total``. A pool's pressure with zero capacity and positive
 from __future__ import annotations
 
 import math
+import platform
 import threading
 import time
 from collections.abc import Callable
+from importlib import metadata
 from typing import Literal
 
 import prometheus_client
@@ -30,7 +42,7 @@ from prometheus_client import (
     generate_latest,
 )
 
-from arklow_pulumi.controller.exposition import render_published
+from arklow_pulumi.controller.exposition import number, render_published
 from arklow_pulumi.controller.ports import Published
 
 TICK_BUCKETS = (0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1.0, 2.5, 5.0, 10.0, 30.0, 60.0)
@@ -44,13 +56,33 @@ HTTP_METHODS = frozenset({"GET", "HEAD", "POST", "PUT", "DELETE", "PATCH", "OPTI
 _disable_created_metrics: Callable[[], None] = prometheus_client.disable_created_metrics
 
 
+def _distribution_version(name: str) -> str:
+    try:
+        return metadata.version(name)
+    except metadata.PackageNotFoundError:
+        return "unknown"
+
+
+def build_labels() -> dict[str, str]:
+    """What ``arklow_build_info`` says: the package's version, Python's, the filling kernel's."""
+    return {
+        "version": _distribution_version("arklow-pulumi"),
+        "python": platform.python_version(),
+        "kernel": _distribution_version("arklow-kernel"),
+    }
+
+
 class Metrics:
     """The controller's metrics; implements :class:`~arklow_pulumi.controller.ports.TickObserver`.
 
     ``clock`` (monotonic seconds) ages the last lease renewal between two ``leadership`` calls.
+    ``interval_s``: the loop's configured interval, exported as ``arklow_tick_interval_seconds``
+    (the alerting rules count lateness in intervals; ``None``: not exported).
     """
 
-    def __init__(self, clock: Callable[[], float] = time.monotonic) -> None:
+    def __init__(
+        self, clock: Callable[[], float] = time.monotonic, interval_s: float | None = None
+    ) -> None:
         # ``*_created`` series double every counter and histogram for nothing Prometheus uses;
         # the switch is process-wide in prometheus-client (one registry per process anyway).
         _disable_created_metrics()
@@ -59,7 +91,21 @@ class Metrics:
         self._lock = threading.Lock()
         self._published: Published | None = None
         self._published_text: tuple[Published | None, bytes] = (None, b"")
+        self._served: Callable[[], Published | None] | None = None
         r = self.registry
+        self._build_info = Gauge(
+            "arklow_build_info",
+            "1, labelled with the controller's version, Python's and the filling kernel's",
+            list(build_labels()),
+            registry=r,
+        )
+        self._build_info.labels(**build_labels()).set(1.0)
+        if interval_s is not None:
+            Gauge(
+                "arklow_tick_interval_seconds",
+                "The loop's configured interval between ticks",
+                registry=r,
+            ).set(interval_s)
         self._tick_duration = Histogram(
             "arklow_tick_duration_seconds", "Duration of one tick", buckets=TICK_BUCKETS, registry=r
         )
@@ -68,11 +114,12 @@ class Metrics:
         )
         self._scale_actions = Counter(
             "arklow_scale_actions",
-            "Changes of a target's desired replicas, by direction",
-            ["target", "direction"],
+            "Writes that changed a target's group, by direction (the value written against the "
+            "one it replaced: a group's size, or an autoscaled MIG's autoscaler minimum)",
+            ["pool", "target", "direction"],
             registry=r,
         )
-        self._action_series: set[tuple[str, str]] = set()
+        self._action_series: set[tuple[str, str, str]] = set()
         self._supply_errors = Counter(
             "arklow_supply_api_errors",
             "Supply API errors by kind and code",
@@ -103,8 +150,8 @@ class Metrics:
         )
         self._http_duration = Histogram(
             "arklow_http_request_duration_seconds",
-            "Time to answer an HTTP request, by route",
-            ["route"],
+            "Time to answer an HTTP request, by route, method and status code",
+            ["route", "method", "code"],
             buckets=HTTP_BUCKETS,
             registry=r,
         )
@@ -118,10 +165,10 @@ class Metrics:
             self._tick_overruns.inc()
         self._forget_removed_targets(published)
 
-    def scale_action(self, target: str, direction: Literal["up", "down"]) -> None:
+    def scale_action(self, pool: str, target: str, direction: Literal["up", "down"]) -> None:
         with self._lock:
-            self._action_series.add((target, direction))
-            self._scale_actions.labels(target, direction).inc()
+            self._action_series.add((pool, target, direction))
+            self._scale_actions.labels(pool, target, direction).inc()
 
     def supply_error(self, kind: str, code: str) -> None:
         self._supply_errors.labels(kind, code).inc()
@@ -135,26 +182,35 @@ class Metrics:
                 self._transitions.inc()
                 self._was_leader = leader
             self._renewal = None if renew_age_s is None else (renew_age_s, self._clock())
+            if not leader:
+                # the gauges of this replica's own ticks go with its leadership: the new leader
+                # exports its own, and one object is never exported twice
+                self._published = None
         self._leader.set(1.0 if leader else 0.0)
         self._epoch.set(float(epoch))
 
     # -- the HTTP face --------------------------------------------------------------------------
 
+    def serving(self, source: Callable[[], Published | None]) -> None:
+        """Where the tick this replica serves on ``/v1/admission`` is read at each scrape (the
+        controller's ``latest``: on a standby, the leader's last tick as read from the store)."""
+        self._served = source
+
     def http_request(self, route: str, method: str, code: int, duration_s: float) -> None:
         method = method if method in HTTP_METHODS else "other"
-        code = code if 100 <= code <= 599 else 500
-        self._http_requests.labels(route, method, str(code)).inc()
-        self._http_duration.labels(route).observe(duration_s)
+        status = str(code if 100 <= code <= 599 else 500)
+        self._http_requests.labels(route, method, status).inc()
+        self._http_duration.labels(route, method, status).observe(duration_s)
 
     def render(self) -> bytes:
         """The Prometheus text exposition (``CONTENT_TYPE``): the registry's counters and
-        histograms, then the gauges of the last published tick."""
+        histograms, the tick served, then the gauges of the last published tick."""
         published = self._published
         cached_for, text = self._published_text
         if cached_for is not published:
             text = b"" if published is None else render_published(published).encode()
             self._published_text = (published, text)
-        return generate_latest(self.registry) + text
+        return generate_latest(self.registry) + self._served_text() + text
 
     # -- internals ------------------------------------------------------------------------------
 
@@ -165,18 +221,28 @@ class Metrics:
         age, at = renewal
         return age + max(0.0, self._clock() - at)
 
+    def _served_text(self) -> bytes:
+        source = self._served
+        served = None if source is None else source()
+        if served is None:
+            return b""
+        name = "arklow_served_tick_timestamp_seconds"
+        return (
+            f"# HELP {name} Clock time of the tick this replica serves on /v1/admission "
+            "(stale past 2 intervals)\n"
+            f"# TYPE {name} gauge\n"
+            f"{name} {number(served.time.timestamp())}\n"
+        ).encode()
+
     def _forget_removed_targets(self, published: Published) -> None:
         with self._lock:
             if not self._action_series:
                 return
-            # the loop names a target "<pool>/<target>" (TargetId); the published pools key
-            # their targets by name: either form keeps a series
             present = {
-                form
+                (pool_name, name)
                 for pool_name, pool in published.pools.items()
                 for name in pool.targets
-                for form in (name, f"{pool_name}/{name}")
             }
-            for series in [s for s in self._action_series if s[0] not in present]:
+            for series in [s for s in self._action_series if s[:2] not in present]:
                 self._action_series.discard(series)
                 self._scale_actions.remove(*series)

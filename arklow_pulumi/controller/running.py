@@ -102,7 +102,7 @@ def run(options: RunOptions) -> int:
     tokens = TokenSet.load(options.tokens_file) if options.tokens_file else None
     check_listen(options.host, tokens)
     store = open_store(options.store_url)
-    metrics = Metrics()
+    metrics = Metrics(interval_s=options.interval_s)
     elector = _elector(store, options.timing, metrics)  # SQLite: a second process stops here
     try:
         listener = _bind(options.host, options.port)
@@ -145,6 +145,7 @@ def _serve(
         elector=elector,
     )
     controller.restore()  # the last published tick is served from the first request on
+    metrics.serving(controller.latest)
     loop = Loop(controller, elector.lost)
     hosts = allowed_hosts(options.host, options.allowed_hosts)
     app = build_app(controller, tokens, metrics, hosts=hosts)

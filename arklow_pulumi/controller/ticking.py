@@ -346,7 +346,9 @@ class Controller:
             if result.changed:
                 log.info("%s: %s -> %s", change.target, result.previous, result.desired)
                 if self.observer is not None:
-                    self.observer.scale_action(str(change.target), change.direction)
+                    self.observer.scale_action(
+                        change.target.pool, change.target.name, acting.direction(change, result)
+                    )
         for change, error in report.failed:
             log.warning("%s: %s", change.target, error)
             self._supply_error(change.spec.kind, error)

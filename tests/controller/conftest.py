@@ -48,15 +48,15 @@ class RecordingObserver:
     """A :class:`~arklow_pulumi.controller.ports.TickObserver` that keeps what it was told."""
 
     ticks: list[tuple[int, bool]] = field(default_factory=list)
-    actions: list[tuple[str, str]] = field(default_factory=list)
+    actions: list[tuple[str, str, str]] = field(default_factory=list)
     errors: list[tuple[str, str]] = field(default_factory=list)
     epochs: list[int] = field(default_factory=list)
 
     def tick_done(self, published: Published, duration_s: float, overran: bool) -> None:
         self.ticks.append((published.tick, overran))
 
-    def scale_action(self, target: str, direction: Literal["up", "down"]) -> None:
-        self.actions.append((target, direction))
+    def scale_action(self, pool: str, target: str, direction: Literal["up", "down"]) -> None:
+        self.actions.append((pool, target, direction))
 
     def supply_error(self, kind: str, code: str) -> None:
         self.errors.append((kind, code))

@@ -4,7 +4,9 @@ removed with their pool/lane/target, counters, leadership, and a registry of its
 from __future__ import annotations
 
 import math
+import platform
 from datetime import UTC, datetime
+from importlib import metadata
 
 import prometheus_client
 from prometheus_client.parser import text_string_to_metric_families
@@ -101,27 +103,63 @@ def test_series_of_removed_pools_lanes_and_targets_disappear() -> None:
     lanes = {"search/batch": LANE, "ads/serve": LANE}
     pools = {"gpu-shared": pool(), "cpu": pool(targets={"mig/cpu": TargetView(1, 1, 0, 1, 2)})}
     metrics.tick_done(tick(1, lanes, pools), 0.01, False)
-    metrics.scale_action("mig/cpu", "up")
-    metrics.scale_action("asg/gpu-a", "down")
-    assert value(metrics, "arklow_scale_actions_total", target="mig/cpu", direction="up") == 1.0
+    metrics.scale_action("cpu", "mig/cpu", "up")
+    metrics.scale_action("gpu-shared", "asg/gpu-a", "down")
+    up = {"pool": "cpu", "target": "mig/cpu", "direction": "up"}
+    assert value(metrics, "arklow_scale_actions_total", **up) == 1.0
     metrics.tick_done(tick(2, {"search/batch": LANE}, {"gpu-shared": pool()}), 0.01, False)
     text = metrics.render().decode()
     assert 'destination="ads"' not in text and "mig/cpu" not in text and 'pool="cpu"' not in text
-    assert value(metrics, "arklow_scale_actions_total", target="asg/gpu-a", direction="down") == 1.0
+    down = {"pool": "gpu-shared", "target": "asg/gpu-a", "direction": "down"}
+    assert value(metrics, "arklow_scale_actions_total", **down) == 1.0
     assert value(metrics, "arklow_lane_admission_units", destination="search", lane="batch") == 4.5
 
 
-def test_scale_actions_named_pool_slash_target_survive_ticks() -> None:
-    """The loop reports ``str(TargetId)``, "<pool>/<target>"; the counter must keep counting."""
+def test_scale_actions_are_kept_per_pool_and_target_across_ticks() -> None:
+    """A target's counter keeps counting while (pool, target) is published; the same target
+    name in another pool is another series, removed with its pool."""
     metrics = Metrics()
-    pools = {"gpu-shared": pool()}
+    pools = {"gpu-shared": pool(), "gpu-other": pool()}
     for number in (1, 2, 3):
-        metrics.scale_action("gpu-shared/asg/gpu-a", "up")
+        metrics.scale_action("gpu-shared", "asg/gpu-a", "up")
         metrics.tick_done(tick(number, {}, pools), 0.01, False)
-    labels = {"target": "gpu-shared/asg/gpu-a", "direction": "up"}
+    metrics.scale_action("gpu-other", "asg/gpu-a", "up")
+    labels = {"pool": "gpu-shared", "target": "asg/gpu-a", "direction": "up"}
     assert value(metrics, "arklow_scale_actions_total", **labels) == 3.0
-    metrics.tick_done(tick(4, {}, {}), 0.01, False)
+    metrics.tick_done(tick(4, {}, {"gpu-shared": pool()}), 0.01, False)
+    assert value(metrics, "arklow_scale_actions_total", **labels) == 3.0
+    gone = {**labels, "pool": "gpu-other"}
+    assert value(metrics, "arklow_scale_actions_total", **gone) is None
+    metrics.tick_done(tick(5, {}, {}), 0.01, False)
     assert value(metrics, "arklow_scale_actions_total", **labels) is None
+
+
+def test_one_label_set_names_one_object_on_every_metric() -> None:
+    """Joins need no relabelling: a target is {pool, target} on its gauges and on its scale
+    actions, a pool {pool, resource} (plus state), a lane {destination, lane}."""
+    metrics = Metrics()
+    metrics.tick_done(tick(1, {"search/batch": LANE}, {"gpu-shared": pool()}), 0.01, False)
+    metrics.scale_action("gpu-shared", "asg/gpu-a", "up")
+    objects = {
+        "arklow_target_": {"pool", "target"},
+        "arklow_scale_actions_": {"pool", "target", "direction"},
+        "arklow_pool_": {"pool", "resource"},
+        "arklow_lane_": {"destination", "lane"},
+    }
+    seen = set()
+    for (name, labels), _ in samples(metrics).items():
+        for prefix, want in objects.items():
+            if name.startswith(prefix):
+                got = {k for k, _ in labels} - ({"state"} if name == "arklow_pool_state" else set())
+                assert got == want, name
+                seen.add(prefix)
+    assert seen == set(objects)
+    targets = {
+        dict(labels)["target"]
+        for (name, labels), _ in samples(metrics).items()
+        if name.startswith(("arklow_target_", "arklow_scale_actions_"))
+    }
+    assert targets == {"asg/gpu-a"}
 
 
 def test_pressure_with_no_capacity_is_infinite() -> None:
@@ -170,12 +208,12 @@ def test_leadership_transitions_and_renewal_age() -> None:
 def test_names_carry_units_and_the_prefix() -> None:
     metrics = Metrics()
     metrics.tick_done(tick(1, {"a/b": LANE}, {"p": pool()}), 0.01, False)
-    metrics.scale_action("asg/gpu-a", "up")
+    metrics.scale_action("p", "asg/gpu-a", "up")
     metrics.supply_error("aws_asg", "x")
     metrics.demand_reports("accepted", 1)
     metrics.http_request("/v1/demand", "POST", 200, 0.001)
     metrics.leadership(True, 1, 0.0)
-    units = ("_units", "_replicas", "_seconds", "_ratio", "_state", "_status", "_stale")
+    units = ("_units", "_replicas", "_seconds", "_ratio", "_state", "_status", "_stale", "_info")
     plain = {"arklow_published_tick", "arklow_leader_epoch"}
     families = list(text_string_to_metric_families(metrics.render().decode()))
     assert len(families) >= 28
@@ -211,3 +249,52 @@ def test_a_new_tick_replaces_the_rendered_gauges() -> None:
     metrics.tick_done(tick(2, {"a/b": LaneView(1.0, 1.0, 0.0, 2.0)}, {}), 0.01, False)
     assert value(metrics, "arklow_published_tick") == 2.0
     assert value(metrics, "arklow_lane_admission_units", destination="a", lane="b") == 2.0
+
+
+def test_build_info_names_the_versions() -> None:
+    metrics = Metrics()
+    (labels,) = [dict(k) for (n, k), v in samples(metrics).items() if n == "arklow_build_info"]
+    assert set(labels) == {"version", "python", "kernel"}
+    assert labels["python"] == platform.python_version()
+    assert labels["version"] == metadata.version("arklow-pulumi")
+    assert labels["kernel"] == metadata.version("arklow-kernel")
+    assert value(metrics, "arklow_build_info", **labels) == 1.0
+
+
+def test_the_request_histogram_has_route_method_and_code() -> None:
+    metrics = Metrics()
+    metrics.http_request("/v1/lanes/{destination}/{lane}", "GET", 304, 0.002)
+    metrics.http_request("other", "BREW", 999, 0.001)
+    lane = {"route": "/v1/lanes/{destination}/{lane}", "method": "GET", "code": "304"}
+    assert value(metrics, "arklow_http_request_duration_seconds_count", **lane) == 1.0
+    assert value(metrics, "arklow_http_request_duration_seconds_bucket", **lane, le="0.0025") == 1
+    odd = {"route": "other", "method": "other", "code": "500"}
+    assert value(metrics, "arklow_http_request_duration_seconds_count", **odd) == 1.0
+    assert value(metrics, "arklow_http_requests_total", **odd) == 1.0
+
+
+def test_interval_and_served_tick_are_exported() -> None:
+    served: list[Published | None] = [None]
+    metrics = Metrics(interval_s=2.5)
+    metrics.serving(lambda: served[0])
+    assert value(metrics, "arklow_tick_interval_seconds") == 2.5
+    assert value(metrics, "arklow_served_tick_timestamp_seconds") is None
+    served[0] = tick(7, {}, {})
+    assert value(metrics, "arklow_served_tick_timestamp_seconds") == AT.timestamp()
+    assert value(Metrics(), "arklow_tick_interval_seconds") is None
+
+
+def test_a_replica_that_stops_leading_drops_the_gauges_of_its_ticks() -> None:
+    """Else its last tick would be exported for ever beside the new leader's."""
+    metrics = Metrics()
+    metrics.leadership(True, 1, 0.0)
+    metrics.tick_done(tick(1, {"a/b": LANE}, {"p": pool()}), 0.01, False)
+    assert value(metrics, "arklow_published_tick") == 1.0
+    metrics.leadership(True, 1, 0.0)
+    assert value(metrics, "arklow_pool_capacity_units", pool="p", resource="gpu") == 16.0
+    metrics.leadership(False, 2, None)
+    assert not any(
+        n.startswith(("arklow_pool_", "arklow_lane_", "arklow_target_", "arklow_published_"))
+        for n in names(metrics)
+    )
+    assert value(metrics, "arklow_leader_status") == 0.0
