@@ -51,6 +51,7 @@ lint: $(TESTS)
 
 unit: $(TESTS) engine
 	scripts/install-system-deps
+	scripts/install-promtool
 	$(TOOLS_PATH) $(BIN)/pytest
 
 bench: $(TESTS) engine
@@ -66,6 +67,8 @@ bench: $(TESTS) engine
 	$(TOOLS_PATH) $(BIN)/python bench/bench_whatif.py
 	$(TOOLS_PATH) $(BIN)/python bench/bench_pulumi.py
 	$(TOOLS_PATH) $(BIN)/python bench/bench_main_job.py
+	scripts/install-promtool
+	$(TOOLS_PATH) $(BIN)/python bench/bench_prometheus.py
 	bench/collect.sh
 
 # The HA soak: 3 replicas under a chaos schedule (minutes; not part of `make bench`).
