@@ -10,6 +10,7 @@ pool, membership (``<pool>:<destination>``) and scale target becomes one resourc
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from typing import Any
 
 import pulumi
 
@@ -131,11 +132,32 @@ def main() -> DeclaredTopology:
             raise InvalidInput.one(CONFIG_SOURCE, "(document)", "is not set for this stack")
         spec = parse_topology(raw, CONFIG_SOURCE)
         declared = declare_topology(spec)
-        intended = build_topology(spec)
     except InvalidInput as exc:
         raise pulumi.RunError(f"invalid topology: {exc}") from exc
-    # Exported from the declared topology, not from each resource's outputs: those are taken
-    # when the resource is created, before the memberships that change them exist.
-    pulumi.export("destinations", {n: dict(intended.pools_of(n)) for n in intended.destinations})
-    pulumi.export("pools", {n: list(intended.members(n)) for n in intended.pools})
+    export_topology(declared)
     return declared
+
+
+def export_topology(declared: DeclaredTopology) -> None:
+    """Export ``destinations`` (``{destination: {resource: pool}}``) and ``pools`` (``{pool:
+    [members]}``, declared pools and the destinations' standalone pools) from the resources'
+    settled outputs: as the store holds them when the update is done (resources/settling.py),
+    so a refresh with ``--run-program`` brings them back to the store too."""
+    destinations = {name: d.pools for name, d in declared.destinations.items()}
+    members = {name: p.members for name, p in declared.pools.items()}
+    pulumi.export("destinations", destinations)
+    pulumi.export(
+        "pools",
+        pulumi.Output.from_input({"d": destinations, "p": members}).apply(_pools_document),
+    )
+
+
+def _pools_document(found: Any) -> dict[str, list[str]]:
+    destinations: dict[str, dict[str, str]] = found["d"]
+    members: dict[str, list[str]] = found["p"]
+    pools = {name: list(found) for name, found in members.items()}
+    for destination, found in destinations.items():
+        for pool in found.values():
+            if pool not in members:
+                pools.setdefault(pool, []).append(destination)
+    return pools

@@ -43,8 +43,9 @@ if TYPE_CHECKING:
 else:
 
     class _LazyService(ModuleType):
-        """The store's service layer, imported on first use: a preview (check, diff) and the
-        Pulumi program itself never touch the store, so they skip SQLAlchemy's import cost."""
+        """The store's service layer, imported on first use: a preview's check and diff never
+        touch the store, and the Pulumi program only once its settled outputs are read
+        (resources/settling.py), so they skip SQLAlchemy's import cost until then."""
 
         def __getattr__(self, name: str) -> Any:
             with _STORE_LOCK:

@@ -10,8 +10,10 @@ import pulumi
 import pulumi.dynamic
 
 from arklow_pulumi.providers.destinations import DestinationProvider
+from arklow_pulumi.providers.settling import destination_outputs
 from arklow_pulumi.resources import registry
 from arklow_pulumi.resources.options import options, owner_inputs, resource_args, store_input
+from arklow_pulumi.resources.settling import settled
 from arklow_pulumi.resources.values import Lane, lane_input
 
 
@@ -32,8 +34,6 @@ class Destination(pulumi.dynamic.Resource, module="arklow", name="Destination"):
     resources: pulumi.Output[list[str]]
     lanes: pulumi.Output[list[dict[str, Any]]]
     standalone_capacity: pulumi.Output[dict[str, float]]
-    pools: pulumi.Output[dict[str, str]]
-    standalone_pools: pulumi.Output[dict[str, str]]
     store: pulumi.Output[str]
 
     @overload
@@ -75,3 +75,16 @@ class Destination(pulumi.dynamic.Resource, module="arklow", name="Destination"):
             "standalone_pools": None,
         }
         super().__init__(DestinationProvider(), resource_name, props, options(opts))
+        registry.track(self, props["owner_urn"])
+
+    # Settled outputs: as the store holds them once the update is done (resources/settling.py).
+    @property
+    def pools(self) -> pulumi.Output[dict[str, str]]:
+        """``{resource: pool}``: the pool the destination is in, for each resource."""
+        return settled(self, "pools", destination_outputs)
+
+    @property
+    def standalone_pools(self) -> pulumi.Output[dict[str, str]]:
+        """``{resource: pool}``: the destination's own pool (``<d>/<r>``), for each resource it
+        is still in it, whether or not others joined it (T7)."""
+        return settled(self, "standalone_pools", destination_outputs)

@@ -87,6 +87,7 @@ class PoolMembership(pulumi.dynamic.Resource, module="arklow", name="PoolMembers
         }
         opts = options(opts, [*dest_deps, *pool_deps])
         super().__init__(PoolMembershipProvider(), resource_name, props, opts)
+        registry.track(self, props["owner_urn"])
 
 
 def _destination_resources(destination: Any) -> Any:

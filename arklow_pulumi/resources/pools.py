@@ -11,8 +11,10 @@ import pulumi.dynamic
 
 from arklow_pulumi.core.limits import DEFAULT_HEADROOM
 from arklow_pulumi.providers.pools import PoolProvider
+from arklow_pulumi.providers.settling import pool_outputs
 from arklow_pulumi.resources import registry
 from arklow_pulumi.resources.options import options, owner_inputs, resource_args, store_input
+from arklow_pulumi.resources.settling import settled
 
 
 @dataclass
@@ -36,9 +38,6 @@ class Pool(pulumi.dynamic.Resource, module="arklow", name="Pool"):
     capacity: pulumi.Output[float]
     headroom: pulumi.Output[float]
     scale_policy: pulumi.Output[dict[str, Any] | None]
-    standalone: pulumi.Output[bool]
-    members: pulumi.Output[list[str]]
-    scale_targets: pulumi.Output[list[str]]
     store: pulumi.Output[str]
 
     @overload
@@ -79,3 +78,20 @@ class Pool(pulumi.dynamic.Resource, module="arklow", name="Pool"):
             "scale_targets": None,
         }
         super().__init__(PoolProvider(), resource_name, props, options(opts))
+        registry.track(self, props["owner_urn"])
+
+    # Settled outputs: as the store holds them once the update is done (resources/settling.py).
+    @property
+    def members(self) -> pulumi.Output[list[str]]:
+        """The destinations in the pool."""
+        return settled(self, "members", pool_outputs)
+
+    @property
+    def standalone(self) -> pulumi.Output[bool]:
+        """True while the pool is a destination's own pool with no other member."""
+        return settled(self, "standalone", pool_outputs)
+
+    @property
+    def scale_targets(self) -> pulumi.Output[list[str]]:
+        """The names of the scale targets attached to the pool."""
+        return settled(self, "scale_targets", pool_outputs)

@@ -56,6 +56,14 @@ class Declared:
     resources: tuple[str, ...] | None = None
 
 
+@dataclass(frozen=True)
+class Constructed:
+    """An Arklow resource the program constructed, and its owner URN input."""
+
+    resource: pulumi.CustomResource
+    owner_urn: pulumi.Output[str]
+
+
 @dataclass
 class _Program:
     monitor: Any
@@ -63,6 +71,10 @@ class _Program:
     by_object: dict[int, Declared] = field(default_factory=dict)
     # (destination, resource) -> (membership's Pulumi name, pool name or None)
     memberships: dict[tuple[str, str], tuple[str, str | None]] = field(default_factory=dict)
+    # Every Arklow resource constructed, in order (see resources/settling.py).
+    constructed: list[Constructed] = field(default_factory=list)
+    # The program's reads of the store for settled outputs (see resources/settling.py).
+    settled_reads: dict[Any, Any] = field(default_factory=dict)
 
 
 _LOCK = threading.Lock()
@@ -123,6 +135,25 @@ def register(
                 )
             program.by_name[(kind, name)] = entry
         program.by_object[id(resource)] = entry
+
+
+def track(resource: pulumi.CustomResource, owner_urn: pulumi.Output[str]) -> None:
+    """Record that the program constructed ``resource`` (every Arklow resource, memberships
+    included), with the URN it records as its owner."""
+    with _LOCK:
+        _program().constructed.append(Constructed(resource, owner_urn))
+
+
+def constructed() -> list[Constructed]:
+    """The Arklow resources the program has constructed so far, in order."""
+    with _LOCK:
+        return list(_program().constructed)
+
+
+def settled_reads() -> dict[Any, Any]:
+    """The program's cache of store reads for settled outputs."""
+    with _LOCK:
+        return _program().settled_reads
 
 
 def declared(value: Any) -> Declared | None:

@@ -92,3 +92,4 @@ class ScaleTarget(pulumi.dynamic.Resource, module="arklow", name="ScaleTarget"):
             "replicas": None,
         }
         super().__init__(ScaleTargetProvider(), resource_name, props, options(opts, deps))
+        registry.track(self, props["owner_urn"])

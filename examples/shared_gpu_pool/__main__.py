@@ -3,7 +3,10 @@
 ``search`` keeps interactive traffic ahead of its batch lane (weight 4 vs 1); ``summarize`` costs 2
 GPU units per unit of work; ``embeddings`` also draws from a provider quota, which stays in its own
 standalone pool. The store is the SQLite default, ``.arklow/arklow.db`` beside this Pulumi.yaml;
-inspect it with ``arklow topology show``.
+inspect it with ``arklow topology show``. The exports are what the store holds once the update is
+done, the memberships of the same update included (``members`` and ``pools`` are settled
+outputs: docs/store.md); ``pulumi refresh --run-program`` brings them back to the store after a
+change made outside Pulumi.
 """
 
 import pulumi

@@ -129,3 +129,57 @@ def test_store_url_from_provider_config(sqlite_url: str) -> None:
     created = provider.create({"arklow_name": "p", "resource": "gpu", "capacity": 1.0})
     assert "store" not in created.outs
     assert svc.get_pool(open_store(sqlite_url), "p") is not None
+
+
+def test_read_answers_every_output_from_the_store(
+    props: Any, store_url: str, autoscaling: Any
+) -> None:
+    """What ``pulumi refresh`` brings back: after changes made outside Pulumi (the pool shrunk,
+    another member joined, the controller moved the replica count, the lanes edited), ``read``
+    returns every output property from the store, none from the state it was handed."""
+    from dataclasses import replace
+
+    from sqlalchemy import update
+
+    from arklow_pulumi.core.topology import Lane
+    from arklow_pulumi.providers.scale_targets import ScaleTargetProvider
+    from arklow_pulumi.store.snapshots import TARGETS
+    from tests.providers.conftest import make_asg
+    from tests.providers.test_scale_targets import target
+
+    make_asg(autoscaling, "asg-a", 1, 10)
+    a = DestinationProvider().create(destination(props, "a", "gpu"))
+    DestinationProvider().create(destination(props, "b", "gpu"))
+    DestinationProvider().create(destination(props, "c", "gpu"))
+    gpu = PoolProvider().create(pool(props, "gpu", "gpu", 4.0))
+    member = PoolMembershipProvider().create(props(destination="a", pool="gpu"))
+    workers = ScaleTargetProvider().create(target(props))
+    created = {"a": a.outs, "gpu": gpu.outs, "member": member.outs, "workers": workers.outs}
+
+    store = open_store(store_url)
+    svc.update_pool(store, CorePool("gpu", "gpu", capacity=10.0, headroom=0.5))
+    svc.join(store, "c", "gpu")
+    svc.leave(store, "a", "gpu")
+    svc.join(store, "a", "b/gpu")  # T7: a joins b's own pool
+    dest = svc.get_destination(store, "a")
+    assert dest is not None
+    svc.update_destination(store, replace(dest.destination, lanes=(Lane("a", "l", 3.0),)))
+    with store.engine.begin() as conn:
+        conn.execute(update(TARGETS).where(TARGETS.c.name == "asg-a").values(replicas=5))
+
+    read = {
+        "a": DestinationProvider().read(a.id, a.outs).outs,
+        "gpu": PoolProvider().read(gpu.id, gpu.outs).outs,
+        "workers": ScaleTargetProvider().read(workers.id, workers.outs).outs,
+    }
+    for name, outs in read.items():
+        assert set(outs) == set(created[name]), name  # every output property, nothing more
+    assert read["a"]["pools"] == {"gpu": "b/gpu"}
+    assert read["a"]["standalone_pools"] == {}
+    assert read["a"]["lanes"] == [{"name": "l", "limit": 3.0, "weight": 1.0, "cost": None}]
+    assert read["gpu"]["capacity"] == 10.0 and read["gpu"]["headroom"] == 0.5
+    assert read["gpu"]["members"] == ["c"] and read["gpu"]["standalone"] is False
+    assert read["gpu"]["scale_targets"] == ["asg-a"]
+    assert read["workers"]["replicas"] == 5
+    # a's membership in gpu is gone: refresh drops it from the state
+    assert PoolMembershipProvider().read(member.id, member.outs).id == ""
