@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-__all__ = ["table"]
+__all__ = ["figure", "table"]
 
 
 def table(headers: Sequence[str], rows: Sequence[Sequence[str]], right: set[int]) -> list[str]:
@@ -22,3 +22,11 @@ def table(headers: Sequence[str], rows: Sequence[Sequence[str]], right: set[int]
     lines = ["  ".join(cells).rstrip() for cells in zip(*padded, strict=True)]
     rule = "  ".join("-" * w for w in widths).rstrip()
     return [lines[0], rule, *lines[1:]]
+
+
+def figure(value: float | None) -> str:
+    """A number in a table: up to six significant digits (``6.86333``, ``24``, ``1.5e+06``), a
+    small one in scientific notation (``2.50e-04``), ``-`` for none."""
+    if value is None:
+        return "-"
+    return f"{value:g}" if abs(value) >= 1e-3 or value == 0 else f"{value:.2e}"

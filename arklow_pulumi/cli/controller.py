@@ -150,9 +150,22 @@ def export_trace(store_url: str | None, since: str, output: Path | None) -> None
 
 
 def plan_table(document: dict[str, Any]) -> str:
-    from arklow_pulumi.cli.rendering import number
-    from arklow_pulumi.text_tables import table
+    """The plan for people: POOLS, TARGETS, LANES, then CHANGES and SUPPLY ERRORS, numbers as
+    the other tables print them (``--format json`` has every figure in full)."""
+    from arklow_pulumi.text_tables import figure, table
 
+    pools = [
+        [
+            name,
+            pool["resource"],
+            pool["state"],
+            figure(pool["capacity"]),
+            figure(pool["demand"]),
+            figure(pool["pressure"]),
+            str(pool["desired_replicas"]),
+        ]
+        for name, pool in sorted(document["pools"].items())
+    ]
     targets = [
         [
             name,
@@ -168,19 +181,35 @@ def plan_table(document: dict[str, Any]) -> str:
     lanes = [
         [
             key,
-            *(f"{number(lane[f])}" for f in ("demand", "allocation", "held", "admission")),
+            *(figure(lane[f]) for f in ("demand", "allocation", "held", "admission")),
             "stale" if lane["stale"] else "",
         ]
         for key, lane in sorted(document["lanes"].items())
     ]
-    lines = table(
-        ["pool", "target", "in service", "pending", "desired", "bounds"], targets, {2, 3, 4}
-    )
+    lines = [f"PLAN at {document['time']} (what one tick would do now; nothing is changed)", ""]
+    lines += [
+        "POOLS",
+        *table(
+            ["pool", "resource", "state", "capacity", "demand", "pressure", "desired replicas"],
+            pools,
+            {3, 4, 5, 6},
+        ),
+    ]
     lines += [
         "",
-        *table(["lane", "demand", "allocation", "held", "admission", ""], lanes, {1, 2, 3, 4}),
+        "TARGETS",
+        *table(
+            ["pool", "target", "in service", "pending", "desired", "bounds"], targets, {2, 3, 4}
+        ),
     ]
-    lines.append("")
+    lines += [
+        "",
+        "LANES",
+        *table(
+            ["lane", "demand", "allocation", "held", "admission", "report"], lanes, {1, 2, 3, 4}
+        ),
+    ]
+    lines += ["", "CHANGES"]
     for change in document["changes"]:
         verdict = change.get("refused") or change["method"]
         lines.append(
@@ -189,7 +218,9 @@ def plan_table(document: dict[str, Any]) -> str:
         )
     if not document["changes"]:
         lines.append("no change: every group already runs its decided count")
-    lines += [f"{target}: {error}" for target, error in document["supply_errors"].items()]
+    if document["supply_errors"]:
+        lines += ["", "SUPPLY ERRORS"]
+        lines += [f"{target}: {error}" for target, error in document["supply_errors"].items()]
     return "\n".join(lines)
 
 

@@ -10,7 +10,7 @@ import json
 from collections.abc import Iterable, Mapping
 
 from arklow_pulumi.core.allocating import Allocation, LaneResult, LaneResults
-from arklow_pulumi.text_tables import table
+from arklow_pulumi.text_tables import figure, table
 
 
 def number(value: float | None) -> float | int | None:
@@ -114,28 +114,22 @@ def _json_number(value: float | None) -> str:
     return repr(value)
 
 
-def _fmt(value: float | None) -> str:
-    if value is None:
-        return "-"
-    return f"{value:g}" if abs(value) >= 1e-3 or value == 0 else f"{value:.2e}"
-
-
 def allocation_table(result: Allocation, color: bool = False) -> str:
     pool_rows = [
         [
             name,
             p.resource,
             p.state,
-            _fmt(p.capacity),
-            _fmt(p.demand),
-            _fmt(p.pressure),
+            figure(p.capacity),
+            figure(p.demand),
+            figure(p.pressure),
             str(p.desired_total),
         ]
         for name, p in result.pools.items()
     ]
     out = ["POOLS"]
     out += table(
-        ["pool", "resource", "state", "capacity", "demand", "pressure", "replicas"],
+        ["pool", "resource", "state", "capacity", "demand", "pressure", "desired replicas"],
         pool_rows,
         right={3, 4, 5, 6},
     )
@@ -151,16 +145,18 @@ def _lanes_table(lanes: Mapping[str, LaneResult], color: bool) -> tuple[str, int
     lane_rows = [
         [
             key,
-            _fmt(lane.demand),
-            _fmt(lane.allocation),
-            _fmt(lane.admission),
-            _fmt(lane.held),
+            figure(lane.demand),
+            figure(lane.allocation),
+            figure(lane.admission),
+            figure(lane.held),
             "HELD" if lane.held > 0 else "",
         ]
         for key, lane in lanes.items()
     ]
     lines = table(
-        ["lane", "demand", "allocation", "admission", "held", ""], lane_rows, right={1, 2, 3, 4}
+        ["lane", "demand", "allocation", "admission", "held", "status"],
+        lane_rows,
+        right={1, 2, 3, 4},
     )
     held = sum(1 for lane in lanes.values() if lane.held > 0)
     if color:

@@ -138,6 +138,12 @@ def test_table_format_for_people(tmp_path: Path) -> None:
     assert held and held[0].startswith("search/batch")
     header = lines[1]
     assert header.index("capacity") < header.index("demand") < header.index("pressure")
+    # the pool's replica count is the desired one; every column has a header
+    assert header.split("  ")[-1].strip() == "desired replicas"
+    lanes_header = lines[lines.index("LANES") + 1]
+    assert lanes_header.split() == ["lane", "demand", "allocation", "admission", "held", "status"]
+    rule = lines[lines.index("LANES") + 2]
+    assert len(rule.split()) == 6  # as many columns under the rule as headers above it
 
 
 def mutate(path: str, value: Any) -> dict[str, Any]:

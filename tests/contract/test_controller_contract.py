@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import hashlib
 import json
+import re
 import subprocess
 import threading
 import time
@@ -509,6 +510,11 @@ def test_plan_exits_0_and_writes_nothing(quiet_setup: Setup) -> None:
         assert result.returncode == 0, result.stderr
         outputs[fmt] = result.stdout
     assert "plan-workers" in outputs["table"]
+    table_lines = outputs["table"].splitlines()
+    for title in ("POOLS", "TARGETS", "LANES", "CHANGES"):
+        assert title in table_lines, outputs["table"]
+    # numbers as the other tables print them: no float with more than six significant digits
+    assert not re.search(r"\d\.\d{7,}", outputs["table"]), outputs["table"]
     plan = json.loads(outputs["json"])
     assert set(plan["lanes"]) == LANES
     desired = plan["pools"]["shared-gpu"]["targets"]["plan-workers"]["desired"]
