@@ -1,14 +1,22 @@
-"""The dev stack as the main job applies it: a copy of the root program under ``.arklow/run/``.
+"""The dev stack as the main job applies it: a working copy of the root program under
+``.arklow/run/``, its stack handled through Pulumi's Automation API.
 
-The copy (``Pulumi.yaml`` with an absolute ``virtualenv``, ``__main__.py``, ``stacks/`` with the
-dev stack's config) keeps the run from touching the working tree: ``pulumi stack init`` writes an
-``encryptionsalt`` into the stack's config file, and the mid-day join edits it. The file backend
-(``state/``), ``PULUMI_HOME`` and the SQLite store (``arklow.db``) sit beside it and stay after
-the run, to inspect.
+No tracked file is written. The stack is created (and selected) with
+``create_or_select_stack``, which, like ``pulumi stack init``, writes an ``encryptionsalt`` line
+into the stack's settings file, and the mid-day join is a ``set_config`` of one path
+(``arklow:topology.pools[i].members[n]``), which the CLI writes into that file node by node.
+Both would edit ``stacks/Pulumi.dev.yaml`` in the working tree, so they run on a copy:
+``Pulumi.yaml`` (with an absolute ``virtualenv``), ``__main__.py`` and ``stacks/`` with the dev
+stack's settings copied byte for byte. Its comments and layout survive both edits (a YAML load
+and dump would drop them). The file backend (``state/``), ``PULUMI_HOME`` and the SQLite store
+(``arklow.db``) sit beside the copy and stay after the run, to inspect.
+
+``pulumi up`` itself runs as a subprocess with a deadline (the Automation API has none).
 """
 
 from __future__ import annotations
 
+import json
 import os
 import shutil
 import subprocess
@@ -41,7 +49,8 @@ def find_pulumi(repo: Path) -> Path:
 
 
 class DevStack:
-    """``pulumi`` commands on the copy of the dev stack in ``work``."""
+    """The copy of the dev stack in ``work``: its settings through the Automation API, its
+    ``pulumi up`` through the CLI."""
 
     def __init__(
         self, repo: Path, work: Path, cloud_env: Mapping[str, str], stack: str = "dev"
@@ -66,13 +75,15 @@ class DevStack:
             "PULUMI_DISABLE_AUTOMATIC_PLUGIN_ACQUISITION": "true",
             "ARKLOW_STORE": self.store_url,
         }
+        self._handle: Any = None
 
     @property
     def config_file(self) -> Path:
         return self.project / "stacks" / f"Pulumi.{self.stack}.yaml"
 
     def prepare(self) -> None:
-        """A fresh copy of the program and its stack config; the previous run's state is gone."""
+        """A fresh copy of the program and its stack settings, and the stack (created); the
+        previous run's state is gone."""
         if self.work.exists():
             shutil.rmtree(self.work)
         (self.work / "state").mkdir(parents=True)
@@ -82,26 +93,81 @@ class DevStack:
         project["runtime"] = {"name": "python", "options": {"virtualenv": sys.prefix}}
         (self.project / "Pulumi.yaml").write_text(yaml.safe_dump(project, sort_keys=False))
         shutil.copy(self.repo / "__main__.py", self.project / "__main__.py")
-        shutil.copy(self.repo / "stacks" / f"Pulumi.{self.stack}.yaml", self.config_file)
-        self.run("stack", "init", self.stack)
+        shutil.copyfile(self.repo / "stacks" / f"Pulumi.{self.stack}.yaml", self.config_file)
+        self._stack()
+
+    def _stack(self) -> Any:
+        """The Automation API's handle on the copy's stack (created or selected once)."""
+        if self._handle is None:
+            from pulumi.automation import LocalWorkspaceOptions, create_or_select_stack
+
+            options = LocalWorkspaceOptions(
+                work_dir=str(self.project),
+                pulumi_home=self.env["PULUMI_HOME"],
+                env_vars=self._automation_env(),
+                pulumi_command=self._command(),
+            )
+            work_dir = str(self.project)
+            self._handle = self._automation(
+                "stack init",
+                lambda: create_or_select_stack(self.stack, work_dir=work_dir, opts=options),
+            )
+        return self._handle
+
+    def _command(self) -> Any:
+        """The CLI this run found (``.tools/bin/pulumi`` or the one on PATH)."""
+        from pulumi.automation import PulumiCommand
+
+        return PulumiCommand(root=str(self.pulumi.parent.parent), skip_version_check=True)
+
+    def _automation_env(self) -> dict[str, str]:
+        """What the Automation API's commands run with. It starts from this process's
+        environment, so each ``PULUMI_``/``ARKLOW_`` variable of it that the run does not set
+        is set empty here (unset, to the CLI): no user backend, passphrase file or store leaks
+        into the run."""
+        cleared = {k: "" for k in os.environ if k.startswith(("PULUMI_", "ARKLOW_"))}
+        return {**cleared, **self.env}
 
     def topology(self) -> dict[str, Any]:
-        config = yaml.safe_load(self.config_file.read_text())["config"]
-        return dict(config["arklow:topology"])
+        """``arklow:topology`` of the stack, as its settings hold it now."""
+        value = self._automation(
+            "config get", lambda: self._stack().get_config("arklow:topology").value
+        )
+        return dict(json.loads(value))
 
     def join(self, destination: str, pool: str) -> None:
-        """Make ``destination`` a member of ``pool`` in the stack's config (not applied yet)."""
-        document = yaml.safe_load(self.config_file.read_text())
-        pools = document["config"]["arklow:topology"]["pools"]
-        spec = next((p for p in pools if p["name"] == pool), None)
-        if spec is None:
+        """Make ``destination`` a member of ``pool`` in the stack's settings (applied by the
+        next :meth:`up`): one path set, the rest of the file as it was, comments included."""
+        pools = self.topology()["pools"]
+        index = next((i for i, p in enumerate(pools) if p["name"] == pool), None)
+        if index is None:
             raise ScenarioError(f"stack '{self.stack}': pool {pool!r} is not declared")
-        if destination not in spec["members"]:
-            spec["members"].append(destination)
-        self.config_file.write_text(yaml.safe_dump(document, sort_keys=False))
+        members = pools[index].get("members") or []
+        if destination in members:
+            return
+        from pulumi.automation import ConfigValue
+
+        key = f"arklow:topology.pools[{index}].members[{len(members)}]"
+        self._automation(
+            "config set",
+            lambda: self._stack().set_config(key, ConfigValue(value=destination), path=True),
+        )
 
     def up(self) -> None:
         self.run("up", "--yes", "--skip-preview", "--stack", self.stack)
+
+    def _automation(self, what: str, call: Any) -> Any:
+        from pulumi.automation import CommandError
+
+        try:
+            return call()
+        except CommandError as exc:
+            text = str(exc)
+            lines = [ln.strip() for ln in text.splitlines() if "error" in ln.lower()]
+            detail = lines[-1] if lines else "see its output"
+            log = self.work / f"pulumi-{what.replace(' ', '-')}.log"
+            log.write_text(text)
+            raise ScenarioError(f"pulumi {what} failed: {detail} (full output: {log})") from None
 
     def run(self, *args: str) -> str:
         try:

@@ -1,0 +1,55 @@
+"""``pulumi destroy`` removes the Arklow objects and never resizes a cloud group: the group keeps
+the count the controller gave it last (docs/store.md, README). The documented way down, ``arklow
+supply set ... --replicas N`` after the destroy, then takes it there. Real engine, the
+``examples/gpu_pool_asg`` program, a moto server, the ``arklow`` CLI in a subprocess."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from tests import aws_moto
+from tests.e2e.pulumi_cli import ARKLOW, REPO, Stack, write_project
+
+pytestmark = pytest.mark.e2e
+
+GROUP = ("--kind", "aws_asg", "--name", "gpu-workers", "--region", "us-east-1")
+
+
+def arklow(env: dict[str, str], *args: str) -> Any:
+    result = subprocess.run(
+        [str(ARKLOW), *args, "--format", "json"],
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=120,
+        check=False,
+    )
+    assert result.returncode == 0, result.stdout + result.stderr
+    return json.loads(result.stdout)
+
+
+def test_destroy_leaves_the_group_at_its_count_and_supply_set_scales_it_down(
+    tmp_path: Path,
+) -> None:
+    server, url = aws_moto.start_server()
+    try:
+        aws_moto.make_asg(aws_moto.autoscaling_client(url), "gpu-workers", 0, 16, 4)
+        source = (REPO / "examples" / "gpu_pool_asg" / "__main__.py").read_text()
+        project = write_project(tmp_path / "project", main_source=source, name="gpu-pool-asg")
+        stack = Stack(project, tmp_path, name="example", env=aws_moto.aws_env(url)).init()
+        stack.up()
+        env = stack.env
+        arklow(env, "supply", "set", *GROUP, "--replicas", "7")  # as the controller would
+        stack.destroy()
+        assert stack.topology() == {"destinations": {}, "pools": {}}
+        assert arklow(env, "supply", "describe", *GROUP)["desired"] == 7  # left as it was
+
+        arklow(env, "supply", "set", *GROUP, "--replicas", "0")  # the documented way down
+        assert arklow(env, "supply", "describe", *GROUP)["desired"] == 0
+    finally:
+        server.stop()
