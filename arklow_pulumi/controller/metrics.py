@@ -6,18 +6,18 @@ per tick, at the first scrape after it. A tick costs one reference swap whatever
 size, and a pool, lane or target that leaves the topology leaves the scrape with it (no stale
 series to remove by hand). :meth:`Metrics.render` joins that text to the registry's. Counters
 and histograms (tick duration, scale actions, supply errors, demand reports, HTTP requests) are
-ordinary prometheus-client objects; the scale-action series of a target that disappeared are
-removed.
+ordinary prometheus-client objects; the scale-action and supply-error series of a target that
+disappeared are removed.
 
 One label set names one object everywhere, so series join without relabelling: a pool is
 ``{pool}`` (``resource`` beside it on the pool gauges), a lane ``{destination, lane}``, a scale
 target ``{pool, target}`` (the target's name within its pool), on the gauges and on
-``arklow_scale_actions_total`` alike. Only the replica that leads exports the gauges of the ticks
-it made: a replica that stops leading drops them (its last tick would otherwise be exported for
-ever beside the new leader's); every replica exports the tick it serves on ``/v1/admission``
-(``arklow_served_tick_timestamp_seconds``), the configured interval, its leadership and
-``arklow_build_info``. docs/monitoring.md lists every metric; ``deploy/`` holds alerting rules
-and a dashboard built on them.
+``arklow_scale_actions_total`` and ``arklow_supply_api_errors_total`` alike. Only the replica
+that leads exports the gauges of the ticks it made: a replica that stops leading drops them (its
+last tick would otherwise be exported for ever beside the new leader's); every replica exports
+the tick it serves on ``/v1/admission`` (``arklow_served_tick_timestamp_seconds``), the
+configured interval, its leadership and ``arklow_build_info``. docs/monitoring.md lists every
+metric; ``deploy/`` holds alerting rules and a dashboard built on them.
 
 Names follow Kueue / API Priority and Fairness habits: ``arklow_<object>_<quantity>_<unit>``,
 counters ending in ``_total``. A pool's pressure with zero capacity and positive demand is ``+Inf``.
@@ -119,13 +119,17 @@ class Metrics:
             ["pool", "target", "direction"],
             registry=r,
         )
-        self._action_series: set[tuple[str, str, str]] = set()
         self._supply_errors = Counter(
             "arklow_supply_api_errors",
-            "Supply API errors by kind and code",
-            ["kind", "code"],
+            "Failed describes or writes of a target's group, by the target's kind and the error",
+            ["pool", "target", "kind", "error"],
             registry=r,
         )
+        # the label values of each per-target counter's series, removed with their target
+        self._target_series: dict[Counter, set[tuple[str, ...]]] = {
+            self._scale_actions: set(),
+            self._supply_errors: set(),
+        }
         self._demand_reports = Counter(
             "arklow_demand_reports", "Lane demand reports, by result", ["result"], registry=r
         )
@@ -166,12 +170,10 @@ class Metrics:
         self._forget_removed_targets(published)
 
     def scale_action(self, pool: str, target: str, direction: Literal["up", "down"]) -> None:
-        with self._lock:
-            self._action_series.add((pool, target, direction))
-            self._scale_actions.labels(pool, target, direction).inc()
+        self._count_for_target(self._scale_actions, (pool, target, direction))
 
-    def supply_error(self, kind: str, code: str) -> None:
-        self._supply_errors.labels(kind, code).inc()
+    def supply_error(self, pool: str, target: str, kind: str, error: str) -> None:
+        self._count_for_target(self._supply_errors, (pool, target, kind, error))
 
     def demand_reports(self, result: str, count: int) -> None:
         self._demand_reports.labels(result).inc(count)
@@ -234,15 +236,22 @@ class Metrics:
             f"{name} {number(served.time.timestamp())}\n"
         ).encode()
 
+    def _count_for_target(self, counter: Counter, labels: tuple[str, ...]) -> None:
+        """``labels`` start with the target's (pool, target)."""
+        with self._lock:
+            self._target_series[counter].add(labels)
+            counter.labels(*labels).inc()
+
     def _forget_removed_targets(self, published: Published) -> None:
         with self._lock:
-            if not self._action_series:
+            if not any(self._target_series.values()):
                 return
             present = {
                 (pool_name, name)
                 for pool_name, pool in published.pools.items()
                 for name in pool.targets
             }
-            for series in [s for s in self._action_series if s[:2] not in present]:
-                self._action_series.discard(series)
-                self._scale_actions.remove(*series)
+            for counter, series in self._target_series.items():
+                for labels in [s for s in series if s[:2] not in present]:
+                    series.discard(labels)
+                    counter.remove(*labels)

@@ -309,7 +309,7 @@ class Controller:
         view = self.plan()
         obs, changes = view.observation, view.changes
         for tid, error in obs.errors.items():
-            self._supply_error(obs.targets[tid].kind, error)
+            self._supply_error(tid, obs.targets[tid].kind, error)
         if self.settings.dry_run:
             plan = tuple(describe_plan(with_detail(self.supply, changes)))
             report = ActReport()
@@ -351,7 +351,7 @@ class Controller:
                     )
         for change, error in report.failed:
             log.warning("%s: %s", change.target, error)
-            self._supply_error(change.spec.kind, error)
+            self._supply_error(change.target, change.spec.kind, error)
         return report
 
     def _resizers(self) -> ThreadPoolExecutor:
@@ -429,9 +429,9 @@ class Controller:
         log.error("tick failed: %s", error)
         self._memory.ready = False
 
-    def _supply_error(self, kind: str, error: Exception) -> None:
+    def _supply_error(self, target: TargetId, kind: str, error: Exception) -> None:
         if self.observer is not None:
-            self.observer.supply_error(kind, type(error).__name__)
+            self.observer.supply_error(target.pool, target.name, kind, type(error).__name__)
 
     def _publish(self, view: PlanView, report: ActReport) -> None:
         obs, decision, published = view.observation, view.decision, view.published

@@ -58,8 +58,8 @@ class RecordingObserver:
     def scale_action(self, pool: str, target: str, direction: Literal["up", "down"]) -> None:
         self.actions.append((pool, target, direction))
 
-    def supply_error(self, kind: str, code: str) -> None:
-        self.errors.append((kind, code))
+    def supply_error(self, pool: str, target: str, kind: str, error: str) -> None:
+        self.errors.append((kind, error))
 
     def demand_reports(self, result: str, count: int) -> None:
         pass

@@ -105,6 +105,8 @@ def test_series_of_removed_pools_lanes_and_targets_disappear() -> None:
     metrics.tick_done(tick(1, lanes, pools), 0.01, False)
     metrics.scale_action("cpu", "mig/cpu", "up")
     metrics.scale_action("gpu-shared", "asg/gpu-a", "down")
+    metrics.supply_error("cpu", "mig/cpu", "gcp_mig", "TemporarySupplyError")
+    metrics.supply_error("gpu-shared", "asg/gpu-a", "aws_asg", "PolicyConflict")
     up = {"pool": "cpu", "target": "mig/cpu", "direction": "up"}
     assert value(metrics, "arklow_scale_actions_total", **up) == 1.0
     metrics.tick_done(tick(2, {"search/batch": LANE}, {"gpu-shared": pool()}), 0.01, False)
@@ -112,6 +114,13 @@ def test_series_of_removed_pools_lanes_and_targets_disappear() -> None:
     assert 'destination="ads"' not in text and "mig/cpu" not in text and 'pool="cpu"' not in text
     down = {"pool": "gpu-shared", "target": "asg/gpu-a", "direction": "down"}
     assert value(metrics, "arklow_scale_actions_total", **down) == 1.0
+    kept = {
+        "pool": "gpu-shared",
+        "target": "asg/gpu-a",
+        "kind": "aws_asg",
+        "error": "PolicyConflict",
+    }
+    assert value(metrics, "arklow_supply_api_errors_total", **kept) == 1.0
     assert value(metrics, "arklow_lane_admission_units", destination="search", lane="batch") == 4.5
 
 
@@ -140,9 +149,11 @@ def test_one_label_set_names_one_object_on_every_metric() -> None:
     metrics = Metrics()
     metrics.tick_done(tick(1, {"search/batch": LANE}, {"gpu-shared": pool()}), 0.01, False)
     metrics.scale_action("gpu-shared", "asg/gpu-a", "up")
+    metrics.supply_error("gpu-shared", "asg/gpu-a", "aws_asg", "TemporarySupplyError")
     objects = {
         "arklow_target_": {"pool", "target"},
         "arklow_scale_actions_": {"pool", "target", "direction"},
+        "arklow_supply_api_errors_": {"pool", "target", "kind", "error"},
         "arklow_pool_": {"pool", "resource"},
         "arklow_lane_": {"destination", "lane"},
     }
@@ -157,7 +168,7 @@ def test_one_label_set_names_one_object_on_every_metric() -> None:
     targets = {
         dict(labels)["target"]
         for (name, labels), _ in samples(metrics).items()
-        if name.startswith(("arklow_target_", "arklow_scale_actions_"))
+        if name.startswith(("arklow_target_", "arklow_scale_actions_", "arklow_supply_api_"))
     }
     assert targets == {"asg/gpu-a"}
 
@@ -172,18 +183,18 @@ def test_counters() -> None:
     metrics = Metrics()
     metrics.tick_done(tick(1, {}, {}), 12.0, True)
     metrics.tick_done(tick(2, {}, {}), 0.5, False)
-    metrics.supply_error("aws_asg", "Throttling")
-    metrics.supply_error("aws_asg", "Throttling")
-    metrics.supply_error("gcp_mig", "503")
+    metrics.supply_error("p", "asg/a", "aws_asg", "TemporarySupplyError")
+    metrics.supply_error("p", "asg/a", "aws_asg", "TemporarySupplyError")
+    metrics.supply_error("q", "mig/b", "gcp_mig", "OutOfBounds")
     metrics.demand_reports("accepted", 100)
     metrics.demand_reports("expired", 3)
     assert value(metrics, "arklow_tick_overruns_total") == 1.0
     assert value(metrics, "arklow_tick_duration_seconds_count") == 2.0
     assert value(metrics, "arklow_tick_duration_seconds_bucket", le="1.0") == 1.0
-    assert (
-        value(metrics, "arklow_supply_api_errors_total", kind="aws_asg", code="Throttling") == 2.0
-    )
-    assert value(metrics, "arklow_supply_api_errors_total", kind="gcp_mig", code="503") == 1.0
+    asg = {"pool": "p", "target": "asg/a", "kind": "aws_asg", "error": "TemporarySupplyError"}
+    mig = {"pool": "q", "target": "mig/b", "kind": "gcp_mig", "error": "OutOfBounds"}
+    assert value(metrics, "arklow_supply_api_errors_total", **asg) == 2.0
+    assert value(metrics, "arklow_supply_api_errors_total", **mig) == 1.0
     assert value(metrics, "arklow_demand_reports_total", result="accepted") == 100.0
     assert value(metrics, "arklow_demand_reports_total", result="expired") == 3.0
 
@@ -209,7 +220,7 @@ def test_names_carry_units_and_the_prefix() -> None:
     metrics = Metrics()
     metrics.tick_done(tick(1, {"a/b": LANE}, {"p": pool()}), 0.01, False)
     metrics.scale_action("p", "asg/gpu-a", "up")
-    metrics.supply_error("aws_asg", "x")
+    metrics.supply_error("p", "asg/gpu-a", "aws_asg", "x")
     metrics.demand_reports("accepted", 1)
     metrics.http_request("/v1/demand", "POST", 200, 0.001)
     metrics.leadership(True, 1, 0.0)

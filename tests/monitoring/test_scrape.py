@@ -7,7 +7,6 @@ import re
 import subprocess
 from pathlib import Path
 
-from tests.monitoring.live import LiveController
 from tests.monitoring.scrapes import Exported
 
 REPO = Path(__file__).resolve().parents[2]
@@ -45,6 +44,8 @@ def test_one_label_set_per_object_in_the_real_scrape(scrape: str) -> None:
             assert labels == {"pool", "target"}, name
         elif name.startswith("arklow_scale_actions"):
             assert labels == {"pool", "target", "direction"}, name
+        elif name.startswith("arklow_supply_api_errors"):
+            assert labels == {"pool", "target", "kind", "error"}, name
         elif name.startswith("arklow_pool_"):
             assert labels - {"state"} == {"pool", "resource"}, name
         elif name.startswith("arklow_lane_"):
@@ -55,8 +56,8 @@ def test_one_label_set_per_object_in_the_real_scrape(scrape: str) -> None:
     assert build == {"version", "python", "kernel"}
 
 
-def test_the_scale_actions_of_a_target_join_its_gauges(scrape: str, live: LiveController) -> None:
-    """The counter's {pool, target} are those of the target's gauges: a join matches one to one."""
+def test_the_counters_of_a_target_join_its_gauges(scrape: str) -> None:
+    """The counters' {pool, target} are those of the target's gauges: a join matches them."""
 
     def pairs(prefix: str) -> set[tuple[str, str]]:
         found = set()
@@ -66,5 +67,6 @@ def test_the_scale_actions_of_a_target_join_its_gauges(scrape: str, live: LiveCo
                 found.add((labels["pool"], labels["target"]))
         return found
 
-    actions = pairs("arklow_scale_actions_total")
-    assert actions and actions <= pairs("arklow_target_max_replicas")
+    targets = pairs("arklow_target_max_replicas")
+    for counter in ("arklow_scale_actions_total", "arklow_supply_api_errors_total"):
+        assert pairs(counter) and pairs(counter) <= targets, counter
