@@ -16,6 +16,8 @@ Choices the contract leaves open (also in ``docs/api.md``):
 - Batches: at most 1 MiB of body and 10,000 reports (413 above either).
 - A ``destination:<name>`` token reads ``/v1/leader`` too; ``/v1/pools`` and ``/metrics`` need
   ``admin`` or ``read``. ``/openapi.json``, ``/healthz`` and ``/readyz`` need no token.
+- Every JSON answer is built by a record of :mod:`.bodies`, and ``/openapi.json`` is generated
+  once, when the app is built, from the same records and this app's settings (:mod:`.openapi`).
 """
 
 from __future__ import annotations
@@ -39,6 +41,16 @@ from starlette.routing import Route
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
 from arklow_pulumi.controller import auth
+from arklow_pulumi.controller.bodies import (
+    ACCEPTED,
+    ADMISSION,
+    HEALTH,
+    LANE_ANSWER,
+    LEADER,
+    POOLS,
+    READINESS,
+    REFUSAL,
+)
 from arklow_pulumi.controller.committing import GroupCommitter
 from arklow_pulumi.controller.documents import lane_view_document, pool_view_document
 from arklow_pulumi.controller.guarding import RequestGuard
@@ -50,7 +62,7 @@ from arklow_pulumi.controller.intake import (
     validate_batch,
 )
 from arklow_pulumi.controller.metrics import CONTENT_TYPE, Metrics
-from arklow_pulumi.controller.openapi import openapi_document
+from arklow_pulumi.controller.openapi import Served, openapi_document
 from arklow_pulumi.controller.ports import ControllerPort, Published
 
 log = logging.getLogger(__name__)
@@ -118,6 +130,7 @@ class Api:
         clock: Callable[[], datetime],
         max_body_bytes: int,
         max_reports: int,
+        openapi: dict[str, Any],
     ) -> None:
         self.port = port
         self.tokens = tokens
@@ -126,6 +139,7 @@ class Api:
         self.max_body_bytes = max_body_bytes
         self.max_reports = max_reports
         self.committer = GroupCommitter(port.demand_sink)
+        self.openapi_body = _json(openapi)
         # (the tick the bodies were rendered from, its bodies): replaced whole, read once per
         # request, so a request never mixes one tick's check with another tick's bodies.
         self._cache: tuple[Published | None, dict[tuple[str, str | None, bool], Rendered]] = (
@@ -207,16 +221,16 @@ class Api:
 
         def build() -> dict[str, Any]:
             lanes = published.lanes
-            return {
-                "tick": published.tick,
-                "time": published.time.isoformat(),
-                "stale": stale,
-                "lanes": {
+            return ADMISSION.document(
+                tick=published.tick,
+                time=published.time.isoformat(),
+                stale=stale,
+                lanes={
                     key: lane_view_document(lane)
                     for key, lane in lanes.items()
                     if scope_key is None or caller.scope.may_read_lane(key)
                 },
-            }
+            )
 
         rendered = await self.rendered("admission", scope_key, stale, published, build)
         return self.conditional(request, rendered)
@@ -230,10 +244,11 @@ class Api:
         lane = published.lanes.get(key)
         if lane is None:
             raise Refusal(404, f"lane {key!r} is not in the published tick {published.tick}")
-        stale = self.is_stale(published)
-        doc = {"lane": key, "tick": published.tick, "time": published.time.isoformat()}
-        doc |= lane_view_document(lane)
-        doc["stale"] = stale or lane.stale  # one flag: the tick or the lane's reports are old
+        view = lane_view_document(lane)
+        view["stale"] = self.is_stale(published) or lane.stale  # one flag: the tick or the lane
+        doc = LANE_ANSWER.document(
+            lane=key, tick=published.tick, time=published.time.isoformat(), **view
+        )
         body = _json(doc)
         return self.conditional(request, Rendered(body, _etag(body)))
 
@@ -243,7 +258,7 @@ class Api:
 
         def build() -> dict[str, Any]:
             pools = {name: pool_view_document(pool) for name, pool in published.pools.items()}
-            return {"tick": published.tick, "pools": pools}
+            return POOLS.document(tick=published.tick, pools=pools)
 
         rendered = await self.rendered("pools", None, False, published, build)
         return self.conditional(request, rendered)
@@ -251,7 +266,9 @@ class Api:
     async def leader(self, request: Request) -> Response:
         self.caller(request)
         view = await run_in_threadpool(self.port.leader)
-        return JSONResponse({"leader": view.leader, "holder": view.holder, "epoch": view.epoch})
+        return JSONResponse(
+            LEADER.document(leader=view.leader, holder=view.holder, epoch=view.epoch)
+        )
 
     async def demand(self, request: Request) -> Response:
         caller = self.caller(request)
@@ -268,7 +285,7 @@ class Api:
                 refused.status, refused.message, item=refused.item, lane=refused.lane
             ) from None
         self.metrics.demand_reports("accepted", accepted)
-        return JSONResponse({"accepted": accepted})
+        return JSONResponse(ACCEPTED.document(accepted=accepted))
 
     def take_demand(self, caller: Caller, body: bytes) -> int:
         items = decode_batch(body, self.max_reports)
@@ -304,27 +321,27 @@ class Api:
         return Response(body, media_type=CONTENT_TYPE)
 
     async def healthz(self, request: Request) -> Response:
-        return JSONResponse({"status": "ok"})
+        return JSONResponse(HEALTH.document(status="ok"))
 
     async def readyz(self, request: Request) -> Response:
         ready = await run_in_threadpool(self.port.ready)
-        return JSONResponse({"ready": ready}, status_code=200 if ready else 503)
+        return JSONResponse(READINESS.document(ready=ready), status_code=200 if ready else 503)
 
     async def openapi(self, request: Request) -> Response:
-        return JSONResponse(openapi_document(self.max_body_bytes, self.max_reports))
+        return Response(self.openapi_body, media_type="application/json")
 
 
 async def _refusal_answer(request: Request, exc: Exception) -> Response:
     assert isinstance(exc, Refusal)
-    return JSONResponse(
-        {"error": exc.message, **exc.fields}, status_code=exc.status, headers=exc.headers
-    )
+    body = REFUSAL.document(error=exc.message, **exc.fields)
+    return JSONResponse(body, status_code=exc.status, headers=exc.headers)
 
 
 async def _http_answer(request: Request, exc: Exception) -> Response:
     assert isinstance(exc, HTTPException)
     headers = dict(exc.headers or {})
-    return JSONResponse({"error": exc.detail}, status_code=exc.status_code, headers=headers)
+    body = REFUSAL.document(error=exc.detail)
+    return JSONResponse(body, status_code=exc.status_code, headers=headers)
 
 
 class RequestMetrics:
@@ -370,7 +387,14 @@ def build_app(
     loopback only (see :func:`arklow_pulumi.controller.auth.is_loopback`). ``hosts`` are the
     ``Host`` names answered (:func:`~.guarding.allowed_hosts`; ``None``: any), and every request
     passes :class:`~.guarding.RequestGuard` first."""
-    api = Api(port, tokens, metrics, clock, max_body_bytes, max_reports)
+    served = Served(
+        max_body_bytes=max_body_bytes,
+        max_reports=max_reports,
+        tokens=tokens is not None,
+        hosts_checked=hosts is not None,
+        metrics_media_type=CONTENT_TYPE.partition(";")[0],
+    )
+    api = Api(port, tokens, metrics, clock, max_body_bytes, max_reports, openapi_document(served))
     routes = [
         Route("/v1/demand", api.demand, methods=["POST"]),
         Route("/v1/admission", api.admission, methods=["GET"]),
@@ -387,6 +411,7 @@ def build_app(
         exception_handlers={Refusal: _refusal_answer, HTTPException: _http_answer},
     )
     templates: dict[object, str] = {route.endpoint: route.path for route in routes}
-    app.add_middleware(RequestGuard, hosts=hosts)
+    posts = frozenset(route.path for route in routes if "POST" in (route.methods or ()))
+    app.add_middleware(RequestGuard, hosts=hosts, posts=posts)
     app.add_middleware(RequestMetrics, metrics=metrics, routes=templates)
     return app

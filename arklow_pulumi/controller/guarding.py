@@ -11,8 +11,10 @@ handler (nothing of it is stored):
   listening beyond loopback (which needs ``--tokens``) checks ``Host`` only when hosts are
   configured: there the bearer token, which no page holds, is the guard.
 - an ``Origin`` header must be the server's own origin (the request's ``Host``), else **403**;
-- a ``POST`` must carry ``Content-Type: application/json`` (parameters allowed), else **415**:
-  the one body type a page cannot send cross-origin without a preflight the server never grants.
+- a ``POST`` to a route that takes a body must carry ``Content-Type: application/json``
+  (parameters allowed), else **415**: the one body type a page cannot send cross-origin without a
+  preflight the server never grants. A ``POST`` elsewhere goes on to the router, which answers it
+  405 (or 404) without calling a handler, as it answers any method a route does not take.
 """
 
 from __future__ import annotations
@@ -25,6 +27,7 @@ from urllib.parse import urlsplit
 from starlette.types import ASGIApp, Receive, Scope, Send
 
 from arklow_pulumi.controller.auth import is_loopback
+from arklow_pulumi.controller.bodies import REFUSAL
 
 __all__ = ["RequestGuard", "allowed_hosts"]
 
@@ -73,9 +76,13 @@ def is_json(content_type: str) -> bool:
 class RequestGuard:
     """ASGI middleware: the Host, Origin and Content-Type checks above."""
 
-    def __init__(self, app: ASGIApp, hosts: frozenset[str] | None) -> None:
+    def __init__(
+        self, app: ASGIApp, hosts: frozenset[str] | None, posts: Collection[str] | None = None
+    ) -> None:
+        """``posts``: the paths whose routes take a ``POST`` body (``None``: every path)."""
         self.app = app
         self.hosts = hosts
+        self.posts = posts
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
         if scope["type"] != "http":
@@ -86,7 +93,7 @@ class RequestGuard:
             await self.app(scope, receive, send)
             return
         status, message = refusal
-        body = json.dumps({"error": message}).encode()
+        body = json.dumps(REFUSAL.document(error=message)).encode()
         headers = [(b"content-type", b"application/json"), (b"content-length", b"%d" % len(body))]
         await send({"type": "http.response.start", "status": status, "headers": headers})
         await send({"type": "http.response.body", "body": body})
@@ -99,7 +106,11 @@ class RequestGuard:
         origin = headers.get("origin")
         if origin is not None and not self.same_origin(origin, host):
             return 403, f"origin {origin[:100]!r} may not call this API (cross-origin request)"
-        if scope["method"] == "POST" and not is_json(headers.get("content-type", "")):
+        if (
+            scope["method"] == "POST"
+            and (self.posts is None or scope["path"] in self.posts)
+            and not is_json(headers.get("content-type", ""))
+        ):
             return 415, "a POST body must be sent with Content-Type: application/json"
         return None
 

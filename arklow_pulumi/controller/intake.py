@@ -5,6 +5,9 @@ the topology to a caller outside its scope: the shape of every item (422), then 
 the token's scope (403, before anyone learns whether a lane of another destination exists), then
 every lane against the topology and every number (422). The first failing item of the first failing
 pass is named. A lane reported twice in one batch counts once: the last value wins.
+
+What a body, a report, a lane key and a demand must be is declared once in :mod:`.bodies` (the
+OpenAPI document publishes the same shapes); the passes and the messages are this module's.
 """
 
 from __future__ import annotations
@@ -15,12 +18,13 @@ from collections.abc import Collection
 from dataclasses import dataclass
 
 from arklow_pulumi.controller.auth import Scope
+from arklow_pulumi.controller.bodies import DEMAND, LANE_KEY, REPORT, batch
 from arklow_pulumi.controller.ports import DemandReport
-from arklow_pulumi.core.limits import units_problem
 from arklow_pulumi.reading.text import DuplicateKey, parse_json
 
 MAX_BODY_BYTES = 1024 * 1024
 MAX_REPORTS = 10_000
+_BATCH = batch(MAX_REPORTS)
 
 
 @dataclass(eq=False)
@@ -46,8 +50,8 @@ def decode_batch(body: bytes, max_reports: int = MAX_REPORTS) -> list[object]:
     except (ValueError, RecursionError) as exc:  # not JSON, not UTF-8, a number too long
         raise BatchRefused(400, f"body is not JSON: {_json_problem(exc)}") from None
     if not isinstance(doc, dict) or "reports" not in doc:
-        raise BatchRefused(422, 'body must be an object {"reports": [{"lane", "demand"}, ...]}')
-    extra = sorted(str(k) for k in doc if k != "reports")
+        raise BatchRefused(422, f'body must be an object {{"reports": [{REPORT.outline()}, ...]}}')
+    extra = _BATCH.unknown(doc)
     if extra:
         raise BatchRefused(422, f"body: unknown field {extra[0]!r} (expected only reports)")
     items = doc["reports"]
@@ -77,7 +81,7 @@ def validate_batch(
             raise BatchRefused(
                 422, f"reports[{i}]: lane {lane!r} is not in the topology", n, i, lane
             )
-        problem = units_problem(demand)
+        problem = DEMAND.range_problem(demand)
         if problem is not None:
             raise BatchRefused(422, f"reports[{i}]: demand of lane {lane!r} {problem}", n, i, lane)
     last = dict(pairs)
@@ -86,18 +90,22 @@ def validate_batch(
 
 def _shape(i: int, item: object, n: int) -> tuple[str, float]:
     if not isinstance(item, dict):
-        raise BatchRefused(422, f'reports[{i}]: must be an object {{"lane", "demand"}}', n, i)
+        raise BatchRefused(422, f"reports[{i}]: must be an object {REPORT.outline()}", n, i)
     lane = item.get("lane")
-    if not isinstance(lane, str) or lane.count("/") != 1 or "" in lane.split("/"):
-        raise BatchRefused(422, f"reports[{i}]: field 'lane' must be '<destination>/<lane>'", n, i)
-    extra = sorted(str(k) for k in item if k not in ("lane", "demand"))
+    problem = LANE_KEY.problem(lane)
+    if problem is not None:
+        raise BatchRefused(422, f"reports[{i}]: field 'lane' {problem}", n, i)
+    assert isinstance(lane, str)  # the shape says so
+    extra = REPORT.unknown(item)
     if extra:
         raise BatchRefused(422, f"reports[{i}]: unknown field {extra[0]!r}", n, i, lane)
     demand = item.get("demand")
-    if isinstance(demand, bool) or not isinstance(demand, (int, float)):
+    problem = DEMAND.type_problem(demand)
+    if problem is not None:
         raise BatchRefused(
-            422, f"reports[{i}]: field 'demand' of lane {lane!r} must be a number", n, i, lane
+            422, f"reports[{i}]: field 'demand' of lane {lane!r} {problem}", n, i, lane
         )
+    assert isinstance(demand, int | float)
     try:
         return lane, float(demand)
     except OverflowError:  # an integer too large for a float

@@ -29,6 +29,7 @@ from typing import Literal
 MAX_NAME_LENGTH = 255
 MAX_COUNT = 1_000_000
 MAX_UNITS = 1e12
+UNITS_RANGE = (0.0, MAX_UNITS)  # an amount of units (the HTTP API's schema publishes it too)
 MIN_CAPACITY = 1e-9
 MIN_FACTOR, MAX_FACTOR = 1e-6, 1e6
 MIN_UNITS_PER_REPLICA = 1e-6
@@ -74,7 +75,7 @@ def range_problem(value: float, low: float, high: float) -> str | None:
 
 def units_problem(value: float) -> str | None:
     """An amount of units: a lane's ``limit``, a demand."""
-    return range_problem(value, 0.0, MAX_UNITS)
+    return range_problem(value, *UNITS_RANGE)
 
 
 def capacity_problem(value: float) -> str | None:

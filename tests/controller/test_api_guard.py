@@ -89,6 +89,20 @@ def test_the_servers_own_origin_is_accepted(served: tuple[str, MemoryPort, Metri
     assert answer.status_code == 200, answer.text
 
 
+@pytest.mark.parametrize("path", ["/v1/admission", "/v1/leader", "/healthz", "/openapi.json"])
+def test_a_post_to_a_route_without_one_is_405_whatever_its_body(
+    served: tuple[str, MemoryPort, Metrics], path: str
+) -> None:
+    """The Content-Type check is for the routes that take a body: a POST elsewhere is refused by
+    the router, as every method a route does not take (no handler runs either way)."""
+    url, port, _ = served
+    for headers in ({}, {"Content-Type": "text/plain"}, {"Content-Type": "application/json"}):
+        answer = httpx.post(url + path, content=BODY, headers=headers, timeout=10)
+        assert answer.status_code == 405, answer.text
+        assert "GET" in answer.headers["allow"] and "error" in answer.json()
+    assert port.sink.batches == 0
+
+
 def test_invented_methods_add_no_series(served: tuple[str, MemoryPort, Metrics]) -> None:
     url, _, metrics = served
     with httpx.Client(base_url=url, timeout=10) as http:
