@@ -6,7 +6,6 @@ import importlib.metadata
 import logging
 import os
 import shlex
-import shutil
 import subprocess
 import sys
 import time
@@ -156,7 +155,7 @@ def _layout(stack: DevStack) -> Layout:
 def _notes(stack: DevStack) -> list[str]:
     """Commands that read what the run left, with full paths: they work in any shell."""
     state = (stack.work / "state").resolve()
-    pulumi = shutil.which("pulumi") or "pulumi"
+    pulumi = str(stack.pulumi)
     arklow = Path(sys.executable).with_name("arklow")
     q = shlex.quote
     return [
