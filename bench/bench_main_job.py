@@ -64,7 +64,7 @@ def main() -> None:
         "",
         f"{os.cpu_count()} cores, 1-minute load average {load:.1f} at the start, {rounds} round(s).",
         "One simulated day: local clouds, `pulumi up` of the dev stack, 288 controller ticks of",
-        "300 s on the simulated clock, a second `pulumi up` at noon, the report with 3 charts.",
+        "300 s on the simulated clock, a second `pulumi up` at noon, the report with 4 charts.",
         "",
         "| figure | value |",
         "|---|---|",

@@ -10,7 +10,7 @@ plotting area so that it never covers data.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from typing import TYPE_CHECKING, Any
 
 from arklow_pulumi.scenario.day import DAY_S, HOUR, Event
@@ -43,7 +43,7 @@ def desired_label(info: TargetInfo | None) -> str:
 
 
 def names_text(changes: Sequence[tuple[float, tuple[str, ...]]], one: str, many: str) -> str:
-    """``pool shared-gpu``; ``pools a, b``; ``pool reports/gpu, from 12:00 shared-gpu``."""
+    """``pool shared-gpu``; ``pools a, b``; ``pool reports/gpu; from 12:00 shared-gpu``."""
     parts: list[str] = []
     for since, names in changes:
         listed = ", ".join(names) or "none"
@@ -52,7 +52,7 @@ def names_text(changes: Sequence[tuple[float, tuple[str, ...]]], one: str, many:
     return f"{many if several else one} " + "; ".join(parts)
 
 
-def unit_text(costs: dict[str, float] | Any) -> str:
+def unit_text(costs: Mapping[str, float]) -> str:
     """What one unit of a lane's work takes: ``1 gpu``, ``2 gpu + 1 llm-quota``."""
     return " + ".join(f"{cost:g} {resource}" for resource, cost in costs.items()) or "?"
 
