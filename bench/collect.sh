@@ -4,7 +4,7 @@
 # no section is ever left out. A section whose benchmark has not run yet is simply absent.
 set -euo pipefail
 cd "$(dirname "$0")"
-order=(allocation allocate-cli store supply tick controller ingest pulumi main-job simulate whatif ha)
+order=(allocation allocate-cli store supply tick controller ingest pulumi main-job simulate whatif scaling ha)
 parts=()
 for part in "${order[@]}"; do
   [[ -f "RESULTS-$part.md" ]] && parts+=("$part")
