@@ -65,6 +65,7 @@ bench: $(TESTS) engine
 	$(TOOLS_PATH) $(BIN)/python bench/bench_allocate_cli.py
 	$(TOOLS_PATH) $(BIN)/python bench/bench_simulate.py
 	$(TOOLS_PATH) $(BIN)/python bench/bench_whatif.py
+	$(TOOLS_PATH) $(BIN)/python bench/bench_scaling.py
 	$(TOOLS_PATH) $(BIN)/python bench/bench_pulumi.py
 	$(TOOLS_PATH) $(BIN)/python bench/bench_main_job.py
 	scripts/install-promtool
