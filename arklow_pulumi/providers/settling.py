@@ -61,6 +61,14 @@ def settled_topology(
     return topo
 
 
+def warm_up() -> None:
+    """Import the store's modules (SQLAlchemy takes about half a second), so that a program's
+    first read of the store does not wait for them: run while the engine does its steps."""
+    with _STORE_LOCK:
+        from arklow_pulumi.store import engine, ownership  # noqa: F401
+        from arklow_pulumi.store import service as _service  # noqa: F401
+
+
 def _project(urn: str) -> str | None:
     found = stack_of_urn(urn)
     return found[1] if found is not None else None

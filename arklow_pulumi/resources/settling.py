@@ -50,6 +50,7 @@ def settled(resource: pulumi.CustomResource, field: str, read: Read) -> pulumi.O
     if _mocked():
         return provided
     waited = registry.constructed()
+    _warm_up()
     found = asyncio.ensure_future(_settle(resource, field, read, provided, waited))
     deps: set[pulumi.Resource] = {entry.resource for entry in waited} | {resource}
     return pulumi.Output(deps, _first(found), _second(found), _false())
@@ -121,6 +122,17 @@ async def _second(found: asyncio.Future[tuple[Any, bool]]) -> bool:
 
 async def _false() -> bool:
     return False
+
+
+_warming: list[Any] = []
+
+
+def _warm_up() -> None:
+    """Once per process: import the store's modules in a thread while the engine works."""
+    if not _warming:
+        from arklow_pulumi.providers.settling import warm_up
+
+        _warming.append(asyncio.get_event_loop().run_in_executor(None, warm_up))
 
 
 def _mocked() -> bool:
