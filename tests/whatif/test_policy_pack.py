@@ -106,8 +106,10 @@ def test_the_packs_dependency_is_declared_and_installed() -> None:
         assert metadata.version(name) == version
     assert "--no-deps -r policy/requirements.txt" in (REPO / "Makefile").read_text()
     result = subprocess.run(
-        [sys.executable, "-m", "pip", "install", "--dry-run", "--no-index", "--no-deps"]
-        + ["--disable-pip-version-check", "-r", str(requirements)],
+        [
+            *(sys.executable, "-m", "pip", "install", "--dry-run", "--no-index", "--no-deps"),
+            *("--disable-pip-version-check", "-r", str(requirements)),
+        ],
         capture_output=True,
         text=True,
         timeout=120,
