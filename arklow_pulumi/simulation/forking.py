@@ -2,9 +2,10 @@
 
 The task is kept in a module global before the processes fork, so a child inherits it (and the
 trace and topology it closes over) instead of receiving it pickled. A child ignores Ctrl-C (the
-parent ends it), dies with the parent on Linux (even one killed outright), and leaves with
-``os._exit`` once its result is written, so it never runs the parent's exit handlers nor flushes
-a copy of the parent's output buffers.
+parent ends it; SIGINT is blocked while it forks, see :func:`_no_interrupt`), dies with the
+parent on Linux (even one killed outright), and leaves with ``os._exit`` once its result is
+written, so it never runs the parent's exit handlers nor flushes a copy of the parent's output
+buffers.
 
 Every failure reaches the caller as an exception, never as a hang: an exception in a child comes
 back as itself when it survives pickling unchanged (else as :class:`WorkerFailed` carrying its
@@ -20,7 +21,8 @@ import os
 import pickle
 import signal
 import sys
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
 from multiprocessing.connection import Connection, wait
 from multiprocessing.process import BaseProcess
 from typing import Any, TypeVar
@@ -67,7 +69,8 @@ def map_forked(task: Callable[[int], T], count: int) -> list[T]:
             reader, writer = context.Pipe(duplex=False)
             _readers.append(reader)
             started = context.Process(target=_child, args=(i, writer, os.getpid()), daemon=True)
-            started.start()
+            with _no_interrupt():
+                started.start()
             writer.close()
             children.append((started, reader))
         return _collect(children)
@@ -116,8 +119,26 @@ def _how(child: BaseProcess) -> str:
     return f"exit code {code}"
 
 
+@contextmanager
+def _no_interrupt() -> Iterator[None]:
+    """SIGINT held back while a child forks: the child starts with it blocked, so a Ctrl-C
+    during the fork cannot interrupt the interpreter's own after-fork code in the child (it
+    printed a traceback there); the child ignores SIGINT before it unblocks it, and the parent
+    gets a Ctrl-C held back when this ends."""
+    if not hasattr(signal, "pthread_sigmask"):
+        yield
+        return
+    old = signal.pthread_sigmask(signal.SIG_BLOCK, {signal.SIGINT})
+    try:
+        yield
+    finally:
+        signal.pthread_sigmask(signal.SIG_SETMASK, old)
+
+
 def _child(index: int, writer: Connection, parent: int) -> None:
-    signal.signal(signal.SIGINT, signal.SIG_IGN)
+    signal.signal(signal.SIGINT, signal.SIG_IGN)  # a SIGINT held back is dropped with it
+    if hasattr(signal, "pthread_sigmask"):
+        signal.pthread_sigmask(signal.SIG_UNBLOCK, {signal.SIGINT})
     _die_with(parent)
     for reader in _readers:
         reader.close()
