@@ -1,5 +1,6 @@
-"""``arklow simulate``: replay a demand trace under the four policies (``docs/simulate.md``).
-JSON is the stable contract; the table is for people; ``--chart`` draws it."""
+"""``arklow simulate``: replay a demand trace under several policies (``docs/simulate.md``).
+JSON is the stable contract; the table is for people; ``--chart`` draws it; ``--ticks-csv``
+writes every tick."""
 
 from __future__ import annotations
 
@@ -14,6 +15,9 @@ import click
 from arklow_pulumi.cli.rendering import number
 from arklow_pulumi.core.errors import InvalidInput
 from arklow_pulumi.reading.files import load_topology
+from arklow_pulumi.simulation.figures import PoolFigures, RunResult
+from arklow_pulumi.simulation.policies import POLICIES
+from arklow_pulumi.simulation.recording import TickRecorder
 from arklow_pulumi.simulation.simulate import (
     DEFAULT_LAUNCH_DELAY,
     DEFAULT_TICK,
@@ -22,7 +26,6 @@ from arklow_pulumi.simulation.simulate import (
 from arklow_pulumi.simulation.simulate import (
     simulate as run_simulation,
 )
-from arklow_pulumi.simulation.simulating import RunResult
 from arklow_pulumi.simulation.tracing import MAX_TICKS, MIN_TICK_S, read_trace
 from arklow_pulumi.text_tables import table
 
@@ -35,7 +38,12 @@ class Number(click.ParamType[float]):
     ``simulate`` and ``what-if``."""
 
     def __init__(
-        self, option: str, low: float, *, open_low: bool = False, whole: bool = False,
+        self,
+        option: str,
+        low: float,
+        *,
+        open_low: bool = False,
+        whole: bool = False,
         unit: str = "",
     ) -> None:
         self.option, self.low, self.open_low, self.whole = option, low, open_low, whole
@@ -112,12 +120,34 @@ def simulate_document(results: Mapping[str, RunResult]) -> dict[str, Any]:
                         "demand": number(lane.demand),
                         "served": number(lane.served),
                         "held": number(lane.held),
+                        "admitted": number(lane.admitted),
                     }
                     for key, lane in r.lanes.items()
                 },
+                "pools": {
+                    key: {"resource": pool.resource, **_capacity_figures(pool)}
+                    for key, pool in r.pools.items()
+                },
+                "resources": {key: _capacity_figures(f) for key, f in r.resources.items()},
             }
             for name, r in results.items()
         }
+    }
+
+
+def _capacity_figures(f: PoolFigures) -> dict[str, Any]:
+    """A pool's or a resource's figures (pool-unit-hours, replica-hours, seconds, ticks)."""
+    return {
+        "capacity": number(f.capacity_hours),
+        "demand": number(f.demand_hours),
+        "served": number(f.served_hours),
+        "held": number(f.held_hours),
+        "admitted": number(f.admitted_hours),
+        "utilization": number(f.utilization),
+        "replica_hours": number(f.replica_hours),
+        "peak_replicas": f.peak_replicas,
+        "time_at_max_s": number(f.time_at_max_s),
+        "constrained_ticks": f.constrained_ticks,
     }
 
 
@@ -150,6 +180,36 @@ def simulate_table(results: Mapping[str, RunResult]) -> str:
         rows.append(cells)
     out += ["", "HELD SHARE PER LANE (held / demand, unit-hours)"]
     out += table(["lane", "demand", *names], rows, right=set(range(1, len(names) + 2)))
+    resources = [
+        [
+            resource,
+            name,
+            f"{f.utilization:.2%}",
+            f"{f.replica_hours:.1f}",
+            str(f.peak_replicas),
+            f"{f.time_at_max_s / 3600:.1f}",
+            str(f.constrained_ticks),
+            f"{f.held_hours:.1f}",
+        ]
+        for resource in dict.fromkeys(k for r in results.values() for k in r.resources)
+        for name, r in results.items()
+        if (f := r.resources.get(resource)) is not None
+    ]
+    out += ["", "PER RESOURCE (pool units: work × cost)"]
+    out += table(
+        [
+            "resource",
+            "policy",
+            "utilization",
+            "replica-hours",
+            "peak replicas",
+            "hours at max",
+            "constrained ticks",
+            "held unit-hours",
+        ],
+        resources,
+        right=set(range(2, 8)),
+    )
     return "\n".join(out)
 
 
@@ -158,15 +218,23 @@ def simulate_table(results: Mapping[str, RunResult]) -> str:
 @click.option("--trace", "trace_path", type=PATH, required=True, help="Demand trace CSV.")
 @click.option(
     "--policies",
-    default="arklow,standalone,free-for-all,static",
+    default=",".join(POLICIES),
     show_default=True,
-    help="Comma-separated policies to compare.",
+    help="Comma-separated policies to compare (also single-tick, static-peak, "
+    "standalone-sized; 'all' for every one).",
 )
 @replay_options
 @click.option(
     "--format", "fmt", type=click.Choice(["json", "table"]), default="table", show_default=True
 )
 @click.option("--chart", "chart_path", type=PATH, default=None, help="Write a PNG chart here.")
+@click.option(
+    "--ticks-csv",
+    "ticks_path",
+    type=PATH,
+    default=None,
+    help="Write every tick's figures per pool, target and lane here (CSV; runs in one process).",
+)
 def simulate(
     topology_path: Path,
     trace_path: Path,
@@ -175,6 +243,7 @@ def simulate(
     launch_delay: float,
     fmt: str,
     chart_path: Path | None,
+    ticks_path: Path | None,
     jobs: int | None,
     max_ticks: int,
 ) -> None:
@@ -182,9 +251,14 @@ def simulate(
     chosen = parse_policies(policies)
     topology = load_topology(topology_path)
     trace = read_trace(trace_path, topology.lanes_by_key)
-    results = run_simulation(
-        topology, trace, chosen, tick, launch_delay, jobs=jobs, max_ticks=max_ticks
-    )
+    options: dict[str, Any] = {"max_ticks": max_ticks, "detail": chart_path is not None}
+    if ticks_path is None:
+        results = run_simulation(topology, trace, chosen, tick, launch_delay, jobs=jobs, **options)
+    else:
+        with TickRecorder(ticks_path) as recorder:
+            results = run_simulation(
+                topology, trace, chosen, tick, launch_delay, recorder=recorder, **options
+            )
     if chart_path is not None:
         from arklow_pulumi.simulation.charting import write_chart
 

@@ -10,16 +10,19 @@ from typing import Any
 import click
 
 from arklow_pulumi.cli.rendering import number
-from arklow_pulumi.cli.simulate import PATH, THRESHOLD, replay_options
+from arklow_pulumi.cli.simulate import PATH, THRESHOLD, Number, replay_options
 from arklow_pulumi.core.errors import InvalidInput
 from arklow_pulumi.core.topology import Topology
 from arklow_pulumi.reading.files import load_topology
 from arklow_pulumi.simulation.describing import describe_change
 from arklow_pulumi.simulation.tracing import Trace, parse_duration, read_trace
-from arklow_pulumi.simulation.whatif import DEFAULT_THRESHOLD, WhatIf
+from arklow_pulumi.simulation.whatif import DEFAULT_THRESHOLD, Limits, PoolDelta, WhatIf
 from arklow_pulumi.simulation.whatif import what_if as run_what_if
 
 FLAGGED_EXIT = 3
+CHANGE_AT = Number("--change-at", 0.0, unit="seconds")
+HOURS_GROWTH = Number("--max-replica-hours-growth", 0.0)
+PEAK_GROWTH = Number("--max-peak-replicas-growth", 0.0)
 
 
 def whatif_document(result: WhatIf) -> dict[str, Any]:
@@ -32,18 +35,22 @@ def whatif_document(result: WhatIf) -> dict[str, Any]:
             }
             for key, d in result.lanes.items()
         },
-        "pools": {
-            name: {
-                "replica_hours_before": number(p.replica_hours_before),
-                "replica_hours_after": number(p.replica_hours_after),
-                "peak_replicas_before": p.peak_replicas_before,
-                "peak_replicas_after": p.peak_replicas_after,
-            }
-            for name, p in result.pools.items()
-        },
+        "pools": {name: _pool_document(p) for name, p in result.pools.items()},
         "flagged": result.flagged,
         "new_lanes": result.new_lanes,
         "removed_lanes": result.removed_lanes,
+        "totals": _pool_document(result.totals),
+        "flagged_pools": result.flagged_pools,
+        "flagged_totals": result.flagged_totals,
+    }
+
+
+def _pool_document(p: PoolDelta) -> dict[str, Any]:
+    return {
+        "replica_hours_before": number(p.replica_hours_before),
+        "replica_hours_after": number(p.replica_hours_after),
+        "peak_replicas_before": p.peak_replicas_before,
+        "peak_replicas_after": p.peak_replicas_after,
     }
 
 
@@ -59,18 +66,17 @@ def _cell(text: str) -> str:
     return text.replace("|", "\\|")
 
 
-def whatif_markdown(result: WhatIf, change: str, threshold: float) -> str:
+def whatif_markdown(
+    result: WhatIf, change: str, limits: float | Limits, change_at: float | None = None
+) -> str:
+    limits = limits if isinstance(limits, Limits) else Limits(limits)
     flagged = set(result.flagged)
-    n = len(result.flagged)
-    head = (
-        f"### Arklow what-if: {n} lane{'s' if n != 1 else ''} flagged"
-        if n
-        else "### Arklow what-if: no lane flagged"
-    )
-    out = [head, "", f"**Change:** {_cell(change)}", ""]
+    out = [_heading(result), "", f"**Change:** {_cell(change)}", ""]
+    if change_at is not None:
+        out += [f"**After** switches from the before topology at {change_at:g} s.", ""]
     out.append(
         f"A lane is flagged when its held share (held / demand over the trace) grows by more "
-        f"than {threshold:.2%}."
+        f"than {limits.threshold:.2%}." + _growth_rules(limits)
     )
     rows = []
     order = [*result.flagged, *(k for k in result.lanes if k not in flagged)]
@@ -105,14 +111,45 @@ def whatif_markdown(result: WhatIf, change: str, threshold: float) -> str:
     out += ["", "#### Pools", ""]
     out += ["| pool | replica-hours before → after | peak replicas before → after |"]
     out += ["|---|---|---|"]
+    pools = set(result.flagged_pools)
     for name, p in result.pools.items():
-        peak_before = "—" if p.peak_replicas_before is None else str(p.peak_replicas_before)
-        peak_after = "—" if p.peak_replicas_after is None else str(p.peak_replicas_after)
-        out.append(
-            f"| `{_cell(name)}` | {_num(p.replica_hours_before)} → {_num(p.replica_hours_after)} "
-            f"| {peak_before} → {peak_after} |"
-        )
+        status = " **flagged**" if name in pools else ""
+        out.append(f"| `{_cell(name)}`{status} | {_pool_cells(p)} |")
+    status = " **flagged**" if result.flagged_totals else ""
+    out.append(f"| all pools{status} | {_pool_cells(result.totals)} |")
     return "\n".join(out)
+
+
+def _heading(result: WhatIf) -> str:
+    parts = []
+    for count, what in ((len(result.flagged), "lane"), (len(result.flagged_pools), "pool")):
+        if count:
+            parts.append(f"{count} {what}{'s' if count != 1 else ''}")
+    if result.flagged_totals:
+        parts.append("the totals")
+    if not parts:
+        return "### Arklow what-if: no lane flagged"
+    return f"### Arklow what-if: {' and '.join(parts)} flagged"
+
+
+def _growth_rules(limits: Limits) -> str:
+    rules = []
+    if limits.replica_hours_growth is not None:
+        rules.append(f"its replica-hours grow by more than {limits.replica_hours_growth:.2%}")
+    if limits.peak_replicas_growth is not None:
+        rules.append(f"its peak replicas grow by more than {limits.peak_replicas_growth:.2%}")
+    if not rules:
+        return ""
+    return " A pool (and all pools together) is flagged when " + " or ".join(rules) + "."
+
+
+def _pool_cells(p: PoolDelta) -> str:
+    peak_before = "—" if p.peak_replicas_before is None else str(p.peak_replicas_before)
+    peak_after = "—" if p.peak_replicas_after is None else str(p.peak_replicas_after)
+    return (
+        f"{_num(p.replica_hours_before)} → {_num(p.replica_hours_after)} "
+        f"| {peak_before} → {peak_after}"
+    )
 
 
 @click.command("what-if")
@@ -135,7 +172,31 @@ def whatif_markdown(result: WhatIf, change: str, threshold: float) -> str:
     "--format", "fmt", type=click.Choice(["json", "markdown"]), default="json", show_default=True
 )
 @click.option("--threshold", type=THRESHOLD, default=DEFAULT_THRESHOLD, show_default=True)
-@click.option("--fail-on-flag", is_flag=True, help=f"Exit {FLAGGED_EXIT} when a lane is flagged.")
+@click.option(
+    "--max-replica-hours-growth",
+    "hours_growth",
+    type=HOURS_GROWTH,
+    default=None,
+    help="Flag pools (and all pools together) whose replica-hours grow by more than this "
+    "fraction (0.1 = 10%).",
+)
+@click.option(
+    "--max-peak-replicas-growth",
+    "peak_growth",
+    type=PEAK_GROWTH,
+    default=None,
+    help="Flag pools (and all pools together) whose peak replicas grow by more than this fraction.",
+)
+@click.option(
+    "--change-at",
+    type=CHANGE_AT,
+    default=None,
+    help="Seconds into the trace: the after side runs the before topology until then, the "
+    "after topology from then on, group state carried over.",
+)
+@click.option(
+    "--fail-on-flag", is_flag=True, help=f"Exit {FLAGGED_EXIT} when a lane or pool is flagged."
+)
 @replay_options
 @click.pass_context
 def what_if(
@@ -148,6 +209,9 @@ def what_if(
     trace_path: Path | None,
     fmt: str,
     threshold: float,
+    hours_growth: float | None,
+    peak_growth: float | None,
+    change_at: float | None,
     fail_on_flag: bool,
     tick: float,
     launch_delay: float,
@@ -178,14 +242,29 @@ def what_if(
         before = load_topology(before_path)
         after = load_topology(after_path)
         trace = read_trace(trace_path, {**before.lanes_by_key, **after.lanes_by_key})
+    if change_at is not None and change_at > trace.end:
+        raise InvalidInput.one(
+            "option '--change-at'",
+            "change-at",
+            f"must be within the trace, 0 to {trace.end:g} seconds (got {change_at:g})",
+        )
+    limits = Limits(threshold, hours_growth, peak_growth)
     result = run_what_if(
-        before, after, trace, tick, launch_delay, threshold, jobs=jobs, max_ticks=max_ticks
+        before,
+        after,
+        trace,
+        tick,
+        launch_delay,
+        limits,
+        jobs=jobs,
+        max_ticks=max_ticks,
+        change_at=change_at,
     )
     if fmt == "json":
         click.echo(json.dumps(whatif_document(result), indent=2))
     else:
-        click.echo(whatif_markdown(result, describe_change(before, after), threshold))
-    if fail_on_flag and result.flagged:
+        click.echo(whatif_markdown(result, describe_change(before, after), limits, change_at))
+    if fail_on_flag and result.anything_flagged:
         ctx.exit(FLAGGED_EXIT)
 
 

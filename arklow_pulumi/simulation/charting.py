@@ -1,5 +1,8 @@
-"""A PNG picture of a simulation: per policy, capacity against demand and what was served over
-time, and in-service replicas. matplotlib is imported on first use (Agg backend, no display)."""
+"""A PNG picture of a simulation: per resource, demand, served and capacity in *pool units*
+(Σ e × cost over the lanes drawing from the resource's pools: a lane costing 10 llm units per
+unit of work counts 10 there), each policy's served and capacity beside the demand (the same in
+every policy), and each policy's in-service replicas of that resource's pools. matplotlib is
+imported on first use (Agg backend, no display)."""
 
 from __future__ import annotations
 
@@ -7,7 +10,7 @@ from collections.abc import Mapping
 from pathlib import Path
 
 from arklow_pulumi.core.errors import InvalidInput
-from arklow_pulumi.simulation.simulating import RunResult
+from arklow_pulumi.simulation.figures import RunResult
 
 
 def write_chart(results: Mapping[str, RunResult], path: Path) -> None:
@@ -20,26 +23,42 @@ def write_chart(results: Mapping[str, RunResult], path: Path) -> None:
         raise InvalidInput.one(
             "option '--chart'", "chart", "needs matplotlib (pip install matplotlib)"
         ) from exc
-    n = len(results)
-    fig, axes = plt.subplots(n + 1, 1, figsize=(11, 2.6 * (n + 1)), sharex=True, squeeze=False)
-    for ax, (name, r) in zip(axes[:n, 0], results.items(), strict=True):
-        hours = [t / 3600 for t in r.series.times]
-        ax.plot(hours, r.series.demand, label="demand (min(demand, limit))", lw=1)
-        ax.plot(hours, r.series.served, label="served", lw=1)
-        ax.plot(hours, r.series.capacity, label="capacity", lw=1, ls="--")
-        ax.set_title(
-            f"{name}: served {r.served_ratio:.1%}, utilization {r.utilization:.1%}, "
-            f"{r.replica_hours:.0f} replica-hours, {r.scale_actions} scale actions",
-            fontsize=9,
+    resources = list(dict.fromkeys(name for r in results.values() for name in r.resources))
+    rows = max(1, 2 * len(resources))
+    fig, axes = plt.subplots(rows, 1, figsize=(11, 2.6 * rows), sharex=True, squeeze=False)
+    colors = plt.rcParams["axes.prop_cycle"].by_key()["color"]
+    for k, resource in enumerate(resources):
+        units, replicas = axes[2 * k, 0], axes[2 * k + 1, 0]
+        shown = False
+        for n, (name, r) in enumerate(results.items()):
+            series = r.series.resources.get(resource)
+            if series is None:
+                continue
+            hours = [t / 3600 for t in r.series.times]
+            color = colors[n % len(colors)]
+            if not shown:
+                units.plot(hours, series.demand, label="demand", lw=1.2, color="black")
+                shown = True
+            figures = r.resources[resource]
+            served = series.served if series.served is not None else [0.0] * len(hours)
+            units.plot(
+                hours,
+                served,
+                lw=1,
+                color=color,
+                label=f"{name} served ({figures.utilization:.1%} of capacity)",
+            )
+            units.plot(hours, series.capacity, lw=1, ls="--", color=color, label=f"{name} capacity")
+            replicas.plot(hours, series.replicas, lw=1, color=color, label=name)
+        units.set_title(
+            f"{resource}: demand, served and capacity in pool units (Σ work × cost)", fontsize=9
         )
-        ax.set_ylabel("units")
-        ax.legend(fontsize=7, loc="upper right")
-    replicas = axes[n, 0]
-    for name, r in results.items():
-        replicas.plot([t / 3600 for t in r.series.times], r.series.replicas, label=name, lw=1)
-    replicas.set_ylabel("in-service replicas")
-    replicas.set_xlabel("hours since the trace's start")
-    replicas.legend(fontsize=7, loc="upper right")
+        units.set_ylabel(f"{resource} units")
+        units.legend(fontsize=6, loc="upper right", ncol=2)
+        replicas.set_title(f"{resource}: in-service replicas", fontsize=9)
+        replicas.set_ylabel("replicas")
+        replicas.legend(fontsize=6, loc="upper right", ncol=2)
+    axes[rows - 1, 0].set_xlabel("hours since the trace's start")
     fig.tight_layout()
     try:
         fig.savefig(path, format="png", dpi=90)

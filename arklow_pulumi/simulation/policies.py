@@ -11,15 +11,26 @@
   theirs when they agree (else the default). Allocation there is :mod:`.sharing`'s, not fairness.
 - ``static``: the declared pools with every target frozen at its starting replicas
   (min = max = replicas), so the decision can never move it.
+- ``single-tick``: the declared pools under the unsmoothed rule (``decide(single_tick=True)``):
+  every target goes each tick to ``arklow allocate``'s single-tick decision, within its bounds.
+- ``static-peak``: the declared pools with every target frozen (min = max = replicas) at the
+  single-tick sizing of its pool's peak demand over the replay (:mod:`.peaks`).
+- ``standalone-sized``: ``standalone``, with each member's share of a target allowed up to the
+  single-tick sizing of the member's own peak demand (at least its min), whatever the declared max.
+
+The last two read the trace (one pre-pass, :func:`.peaks.peak_demands`): a builder gets the
+topology and a function giving any topology's peak pool demands.
 """
 
 from __future__ import annotations
 
 import math
-from collections.abc import Callable
-from dataclasses import replace
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass, replace
 
-from arklow_pulumi.core.policy import DEFAULT_POLICY
+from arklow_pulumi.core.limits import MAX_COUNT
+from arklow_pulumi.core.policy import DEFAULT_POLICY, clamp
+from arklow_pulumi.core.scaling import desired_replicas
 from arklow_pulumi.core.topology import (
     GroupRef,
     Pool,
@@ -29,29 +40,33 @@ from arklow_pulumi.core.topology import (
     standalone_pool_name,
 )
 
-POLICIES: tuple[str, ...] = ("arklow", "standalone", "free-for-all", "static")
-FAIR = "fair"
-PROPORTIONAL = "proportional"
+# How capacity is shared among lanes and how targets are decided under a policy.
+FAIR = "fair"  # fair allocation, the pool's scale policy
+PROPORTIONAL = "proportional"  # free-for-all's shares (:mod:`.sharing`), the scale policy
+SINGLE_TICK = "single-tick"  # fair allocation, the unsmoothed single-tick rule
+
+# A topology's peak demand per pool (Σ e × cost at the replay's ticks), by pool name.
+PeakDemands = Callable[[Topology], Mapping[str, float]]
 
 
-def arklow(topo: Topology) -> Topology:
+def arklow(topo: Topology, peaks: PeakDemands | None = None) -> Topology:
     return topo
 
 
-def static(topo: Topology) -> Topology:
+def static(topo: Topology, peaks: PeakDemands | None = None) -> Topology:
     pools = {
-        name: replace(pool, scale_targets=tuple(_frozen(t) for t in pool.scale_targets))
+        name: replace(pool, scale_targets=tuple(_frozen(t, t.replicas) for t in pool.scale_targets))
         for name, pool in topo.pools.items()
     }
     return Topology(topo.destinations, frozen_map(pools), topo.memberships)
 
 
-def _frozen(target: ScaleTarget) -> ScaleTarget:
-    replicas = max(target.min_replicas, min(target.max_replicas, target.replicas))
+def _frozen(target: ScaleTarget, count: int) -> ScaleTarget:
+    replicas = clamp(count, target.min_replicas, target.max_replicas)
     return replace(target, min_replicas=replicas, max_replicas=replicas, replicas=replicas)
 
 
-def standalone(topo: Topology) -> Topology:
+def standalone(topo: Topology, peaks: PeakDemands | None = None) -> Topology:
     pools: dict[str, Pool] = {}
     memberships: dict[tuple[str, str], str] = {}
     for name, pool in topo.pools.items():
@@ -86,7 +101,7 @@ def _split_target(target: ScaleTarget, member: str, n: int) -> ScaleTarget:
     )
 
 
-def free_for_all(topo: Topology) -> Topology:
+def free_for_all(topo: Topology, peaks: PeakDemands | None = None) -> Topology:
     by_resource: dict[str, list[Pool]] = {}
     for pool in topo.pools.values():
         by_resource.setdefault(pool.resource, []).append(pool)
@@ -107,14 +122,92 @@ def _merge(resource: str, pools: list[Pool]) -> Pool:
     )
 
 
-BUILDERS: dict[str, Callable[[Topology], Topology]] = {
-    "arklow": arklow,
-    "standalone": standalone,
-    "free-for-all": free_for_all,
-    "static": static,
+def static_peak(topo: Topology, peaks: PeakDemands | None = None) -> Topology:
+    """Each target frozen at its share of the single-tick sizing of its pool's peak demand
+    (within its declared [min, max]; a pool without demand gives every target its min)."""
+    assert peaks is not None
+    peak = peaks(topo)
+    pools = {}
+    for name, pool in topo.pools.items():
+        counts = _sizing(pool, peak.get(name, 0.0), pool.scale_targets)
+        targets = tuple(_frozen(t, c) for t, c in zip(pool.scale_targets, counts, strict=True))
+        pools[name] = replace(pool, scale_targets=targets)
+    return Topology(topo.destinations, frozen_map(pools), topo.memberships)
+
+
+def standalone_sized(topo: Topology, peaks: PeakDemands | None = None) -> Topology:
+    """``standalone``, each member's pool with targets allowed up to the single-tick sizing of
+    the member's own peak demand (at least the share's min; the declared max does not bind). A
+    declared pool without members keeps its targets, as under ``standalone``."""
+    assert peaks is not None
+    alone = standalone(topo)
+    peak = peaks(alone)
+    pools = {}
+    for name, pool in alone.pools.items():
+        if pool.scale_targets and alone.members(name):
+            pool = replace(pool, scale_targets=_sized(pool, peak.get(name, 0.0)))
+        pools[name] = pool
+    return Topology(alone.destinations, frozen_map(pools), alone.memberships)
+
+
+def _sized(pool: Pool, demand: float) -> tuple[ScaleTarget, ...]:
+    """The pool's targets with max = their count in the single-tick sizing of ``demand`` when
+    no max binds (at least min). The sizing splits a pool's need in proportion to each target's
+    max × units per replica, so every max is scaled by one factor large enough for the need
+    (the proportions stay those declared); no count passes :data:`MAX_COUNT`."""
+    targets = pool.scale_targets
+    supply = sum(t.max_replicas * t.units_per_replica for t in targets)
+    highest = max(t.max_replicas for t in targets)
+    needed = max(0.0, demand * (1.0 + pool.headroom) - pool.capacity)
+    factor = 1
+    if supply > 0 and highest > 0:
+        factor = max(1, min(math.ceil(needed / supply) + 1, MAX_COUNT // highest))
+    roomy = [replace(t, max_replicas=t.max_replicas * factor) for t in targets]
+    counts = _sizing(pool, demand, roomy)
+    out = []
+    for t, count in zip(targets, counts, strict=True):
+        high = max(t.min_replicas, count)
+        replicas = clamp(t.replicas, t.min_replicas, high)
+        out.append(replace(t, max_replicas=high, replicas=replicas))
+    return tuple(out)
+
+
+def _sizing(
+    pool: Pool, demand: float, targets: tuple[ScaleTarget, ...] | list[ScaleTarget]
+) -> tuple[int, ...]:
+    if not targets:
+        return ()
+    return desired_replicas(demand, pool.headroom, targets, pool.capacity)
+
+
+@dataclass(frozen=True, slots=True)
+class Policy:
+    """How a policy's topology is built, and its rule (see the constants above)."""
+
+    build: Callable[[Topology, PeakDemands | None], Topology]
+    rule: str = FAIR
+    reads_trace: bool = False  # its topology depends on the trace's peaks
+
+
+REGISTRY: dict[str, Policy] = {
+    "arklow": Policy(arklow),
+    "standalone": Policy(standalone),
+    "free-for-all": Policy(free_for_all, PROPORTIONAL),
+    "static": Policy(static),
+    "single-tick": Policy(arklow, SINGLE_TICK),
+    "static-peak": Policy(static_peak, reads_trace=True),
+    "standalone-sized": Policy(standalone_sized, reads_trace=True),
 }
+POLICIES: tuple[str, ...] = ("arklow", "standalone", "free-for-all", "static")  # the default
+ALL_POLICIES: tuple[str, ...] = tuple(REGISTRY)
+
+
+def build(name: str, topo: Topology, peaks: PeakDemands | None = None) -> tuple[Topology, str]:
+    """The policy's topology and rule (``peaks`` is needed by the policies that read the trace)."""
+    policy = REGISTRY[name]
+    return policy.build(topo, peaks), policy.rule
 
 
 def rule_of(policy: str) -> str:
-    """How capacity is shared among lanes under the policy."""
-    return PROPORTIONAL if policy == "free-for-all" else FAIR
+    """How capacity is shared among lanes and targets decided under the policy."""
+    return REGISTRY[policy].rule

@@ -11,6 +11,12 @@ many processes step it.
 The cost estimate only balances the shards (and the workers); it never changes a result. Its
 weights come from timing each batch over a slice of the benchmark's fleet (``bench/``): about
 0.53 ms per lane, 1.4 ms per unit and 2.8 ms per scale target per 361 ticks (6% error).
+
+Batches can be *tied*: a run that starts mid-replay (what-if's ``--change-at``) takes over the
+state of groups stepped by other batches, so a tied set of batches goes into one shard whole.
+
+A shard's series has the four totals and, per resource its runs draw from (in the run's order of
+resources), :data:`~.stepping.PER_RESOURCE` columns (:meth:`Shard.lay_out`).
 """
 
 from __future__ import annotations
@@ -18,7 +24,8 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 
-from arklow_pulumi.simulation.stepping import Batch, UnitRun
+from arklow_pulumi.simulation.batching import Batch
+from arklow_pulumi.simulation.stepping import PER_RESOURCE, TOTALS, UnitRun
 
 MAX_SHARDS = 8
 LANE_COST = 10
@@ -40,6 +47,22 @@ class Shard:
     index: int
     batches: list[Batch] = field(default_factory=list)
     cost: int = 0
+    resources: list[str] = field(default_factory=list)  # whose columns its series holds
+
+    @property
+    def width(self) -> int:
+        """Columns per tick of its series."""
+        return TOTALS + PER_RESOURCE * len(self.resources)
+
+    def lay_out(self, order: dict[str, int]) -> None:
+        """Its resources (ordered by ``order``, every resource's place among all) and each of
+        its runs' columns."""
+        self.resources = sorted(
+            {r for run in self.runs for r in run.resource_names}, key=order.__getitem__
+        )
+        first = {name: TOTALS + PER_RESOURCE * i for i, name in enumerate(self.resources)}
+        for run in self.runs:
+            run.place(first)
 
     @property
     def runs(self) -> list[UnitRun]:
@@ -51,19 +74,42 @@ class Shard:
         return sorted({s for r in self.runs for s in r.scenarios})
 
 
-def shard(batches: Sequence[Batch]) -> list[Shard]:
-    """``min(MAX_SHARDS, len(batches))`` shards, largest batch first into the lightest shard."""
-    count = min(MAX_SHARDS, len(batches))
+def shard(batches: Sequence[Batch], ties: Sequence[tuple[int, int]] = ()) -> list[Shard]:
+    """At most ``MAX_SHARDS`` shards, one per set of tied batches at most (``ties``: pairs of
+    positions in ``batches``); the largest set first into the lightest shard."""
+    sets = _tied(len(batches), ties)
+    count = min(MAX_SHARDS, len(sets))
     shards = [Shard(i) for i in range(count)]
-    costs = [batch_cost(b) for b in batches]
+    costs = [sum(batch_cost(batches[i]) for i in members) for members in sets]
     placed: list[list[int]] = [[] for _ in shards]
-    for i in sorted(range(len(batches)), key=lambda i: (-costs[i], i)):
+    for k in sorted(range(len(sets)), key=lambda k: (-costs[k], sets[k][0])):
         lightest = min(shards, key=lambda s: (s.cost, s.index))
-        lightest.cost += costs[i]
-        placed[lightest.index].append(i)
+        lightest.cost += costs[k]
+        placed[lightest.index] += sets[k]
     for s, members in zip(shards, placed, strict=True):
         s.batches = [batches[i] for i in sorted(members)]
     return shards
+
+
+def _tied(count: int, ties: Sequence[tuple[int, int]]) -> list[list[int]]:
+    """The positions ``0 … count - 1`` in sets joined by ``ties``, each set in order, the sets
+    in order of their first position."""
+    parent = list(range(count))
+
+    def root(i: int) -> int:
+        while parent[i] != i:
+            parent[i] = parent[parent[i]]
+            i = parent[i]
+        return i
+
+    for a, b in ties:
+        ra, rb = root(a), root(b)
+        if ra != rb:
+            parent[max(ra, rb)] = min(ra, rb)
+    sets: dict[int, list[int]] = {}
+    for i in range(count):
+        sets.setdefault(root(i), []).append(i)
+    return list(sets.values())
 
 
 def assign(shards: Sequence[Shard], workers: int) -> list[list[Shard]]:

@@ -11,16 +11,17 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 
-def pool_demands(
-    wanted: Sequence[float], lane_pools: Sequence[Sequence[tuple[int, float]]], pools: int
+def pool_sums(
+    values: Sequence[float], lane_pools: Sequence[Sequence[tuple[int, float]]], pools: int
 ) -> list[float]:
-    """Each pool's demand ``Σ e × cost`` over its lanes with demand, in lane order."""
-    demand = [0.0] * pools
-    for e, incidences in zip(wanted, lane_pools, strict=True):
-        if e > 0:
+    """Each pool's ``Σ x × cost`` over its lanes' positive values ``x``, in lane order: with
+    ``e`` per lane, the pools' demand; with allocations, the pool units they use."""
+    out = [0.0] * pools
+    for x, incidences in zip(values, lane_pools, strict=True):
+        if x > 0:
             for p, cost in incidences:
-                demand[p] += e * cost
-    return demand
+                out[p] += x * cost
+    return out
 
 
 def proportional_shares(
@@ -30,9 +31,9 @@ def proportional_shares(
     demand: Sequence[float] | None = None,
 ) -> list[float]:
     """Each lane's allocation; ``lane_pools[i]`` lists ``(pool, cost)`` for lane ``i``;
-    ``demand`` is :func:`pool_demands` of the same lanes when the caller has it."""
+    ``demand`` is :func:`pool_sums` of the same lanes' ``e`` when the caller has it."""
     if demand is None:
-        demand = pool_demands(wanted, lane_pools, len(capacity))
+        demand = pool_sums(wanted, lane_pools, len(capacity))
     fraction = [
         1.0 if d <= c else (c / d if c > 0 else 0.0) for d, c in zip(demand, capacity, strict=True)
     ]

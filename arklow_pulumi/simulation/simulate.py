@@ -2,29 +2,34 @@
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 
 from arklow_pulumi.core.errors import InvalidInput
 from arklow_pulumi.core.topology import Topology
-from arklow_pulumi.simulation.policies import BUILDERS, POLICIES, rule_of
-from arklow_pulumi.simulation.simulating import RunResult, run
-from arklow_pulumi.simulation.tracing import MAX_TICKS, Trace
+from arklow_pulumi.simulation.peaks import peak_demands
+from arklow_pulumi.simulation.policies import ALL_POLICIES, POLICIES, REGISTRY, build
+from arklow_pulumi.simulation.simulating import Recorder, RunResult, run
+from arklow_pulumi.simulation.tracing import MAX_TICKS, Trace, check_replay
 
 DEFAULT_TICK = 60.0
 DEFAULT_LAUNCH_DELAY = 120.0
+ALL = "all"  # --policies all: every policy, in the documented order
 
 
 def parse_policies(raw: str) -> tuple[str, ...]:
-    """``arklow,static`` → the policies in the order given, each once; unknown names refused."""
+    """``arklow,static`` → the policies in the order given, each once; ``all`` → every policy;
+    unknown names refused."""
     names = [name.strip() for name in raw.split(",") if name.strip()]
-    unknown = [name for name in names if name not in BUILDERS]
+    names = [p for name in names for p in (ALL_POLICIES if name == ALL else (name,))]
+    unknown = [name for name in names if name not in REGISTRY]
     if unknown or not names:
+        known = f"known: {', '.join(ALL_POLICIES)}, or {ALL}"
         raise InvalidInput.one(
             "option '--policies'",
             "policies",
-            f"unknown policy {unknown[0]!r} (known: {', '.join(POLICIES)})"
+            f"unknown policy {unknown[0]!r:.60} ({known})"
             if unknown
-            else f"name at least one policy (known: {', '.join(POLICIES)})",
+            else f"name at least one policy ({known})",
         )
     return tuple(dict.fromkeys(names))
 
@@ -38,8 +43,32 @@ def simulate(
     *,
     jobs: int | None = None,
     max_ticks: int = MAX_TICKS,
+    admission: bool = True,
+    recorder: Recorder | None = None,
+    detail: bool = False,
 ) -> dict[str, RunResult]:
     """Each policy's figures, keyed by policy in the order given; ``jobs`` caps the worker
-    processes (default: the usable cores; the figures do not depend on it)."""
-    scenarios = {name: (BUILDERS[name](topo), rule_of(name)) for name in policies}
-    return run(scenarios, trace, tick, launch_delay, jobs=jobs, max_ticks=max_ticks)
+    processes (default: the usable cores; the figures do not depend on it); ``recorder`` sees
+    every tick (the run is then stepped in this process); ``detail`` keeps each resource's
+    served units per tick (charts)."""
+    check_replay(trace, tick, max_ticks)
+    peaks: dict[Topology, Mapping[str, float]] = {}
+
+    def peak(of: Topology) -> Mapping[str, float]:
+        found = peaks.get(of)
+        if found is None:
+            found = peaks[of] = peak_demands(of, trace, tick)
+        return found
+
+    scenarios = {name: build(name, topo, peak) for name in policies}
+    return run(
+        scenarios,
+        trace,
+        tick,
+        launch_delay,
+        jobs=jobs,
+        max_ticks=max_ticks,
+        admission=admission,
+        recorder=recorder,
+        detail=detail,
+    )

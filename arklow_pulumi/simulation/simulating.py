@@ -2,38 +2,66 @@
 
 Each tick at ``t = k × tick``: the trace's rows up to ``t`` set each lane's demand; each
 simulated group brings launches whose delay has passed into service; ``decide`` (the
-controller's) gives the allocation (capacity = static + in-service supply) and each target's
-desired count under its pool's scale policy; the tick's figures are counted; the recommendation
-joins the target's history and the group is resized to the desired count (launches become
-pending, see :mod:`.supplying`).
+controller's) gives the allocation (capacity = static + in-service supply), the admission and
+each target's desired count under its pool's scale policy; the tick's figures are counted; the
+recommendation joins the target's history and the group is resized to the desired count
+(launches become pending, see :mod:`.supplying`).
 
 Figures per tick, counted in ticks and turned into hours at the end: each lane's
-``e = min(demand, limit)`` and allocation (served; held = e − allocation), each pool's capacity
-and in-service replicas, and a scale action whenever a target's desired count differs from the
-previous tick's (the first tick compares with the starting replicas).
+``e = min(demand, limit)``, allocation (served; held = e − allocation) and admission, each
+pool's capacity, in-service replicas, whether it is constrained and whether its targets all run
+their max; a scale action whenever a target's desired count differs from the previous tick's
+(the first tick compares with the starting replicas).
 
-The work is split by :mod:`.units` and stepped by :mod:`.stepping`: a unit whose inputs did not
-change keeps its decision, and units of one topology are decided together when many changed.
-The batches are partitioned into shards (:mod:`.sharding`), each with its own running totals per
-tick, stepped in this process or by forked workers (:mod:`.forking`); a tick's series value is
-the shards' totals added in shard order, so the output is the same bytes for any worker count.
+The work is split by :mod:`.units` and stepped by :mod:`.stepping` and :mod:`.batching`: a unit
+whose inputs did not change keeps its decision, and units of one topology are decided together
+when many changed. The batches are partitioned into shards (:mod:`.sharding`), each with its own
+running totals per tick, stepped in this process or by forked workers (:mod:`.forking`); a
+tick's series value is the shards' totals added in shard order, so the output is the same bytes
+for any worker count.
+
+A scenario may switch topology mid-replay (:class:`Scenario` ``then`` and ``at``, what-if's
+``--change-at``): its units the switch leaves as they are go on counting; the others stop
+counting at the switch, and the new topology's units start then, each target taking over the
+state of the group of the same name (:meth:`.stepping.UnitRun.activate`).
 """
 
 from __future__ import annotations
 
+import math
 import threading
 from array import array
-from collections.abc import Hashable, Mapping, Sequence
+from collections.abc import Collection, Hashable, Mapping, Sequence
 from dataclasses import dataclass
 from operator import add
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Protocol
 
 from arklow_pulumi.core.topology import Topology
+from arklow_pulumi.simulation.batching import Batch, batches
+from arklow_pulumi.simulation.figures import (
+    LaneFigures,
+    PoolFigures,
+    ResourceSeries,
+    RunResult,
+    Series,
+    result,
+)
 from arklow_pulumi.simulation.forking import fork_available, map_forked, usable_cores
+from arklow_pulumi.simulation.policies import FAIR
 from arklow_pulumi.simulation.sharding import Shard, assign, shard
-from arklow_pulumi.simulation.stepping import Batch, UnitRun, batches
+from arklow_pulumi.simulation.stepping import PER_RESOURCE, TOTALS, Carry, Sums, UnitRun
 from arklow_pulumi.simulation.tracing import MAX_TICKS, Trace, changes, check_replay
 from arklow_pulumi.simulation.units import split
+
+__all__ = [
+    "LaneFigures",
+    "PoolFigures",
+    "RunResult",
+    "Scenario",
+    "Series",
+    "run",
+    "switch_tick",
+]
 
 BATCH_LANES = 256
 # Estimated work (shard cost × ticks, :mod:`.sharding`; about 0.15 µs of stepping per unit)
@@ -43,54 +71,40 @@ BATCH_LANES = 256
 PARALLEL_MIN = 700_000
 
 if TYPE_CHECKING:  # array is subscriptable at runtime only from Python 3.12
-    Columns = tuple[array[float], array[float], array[float], array[float]]
-    ShardSeries = dict[int, Columns]  # per scenario (by position): its four totals per tick
+    ShardSeries = dict[int, array[float]]  # per scenario (by position): its totals, tick by tick
     # what a worker sends back per shard: its series, and per unit run (in ``Shard.runs``
-    # order) the figures ``_result`` reads
-    RunSums = tuple[array[float], array[float], array[float], array[float], list[int], int]
-    Stepped = list[tuple[ShardSeries, list[RunSums]]]
+    # order) its figures and the figures kept for scenarios it stopped counting for
+    Stepped = list[tuple[ShardSeries, list[tuple[Sums, dict[int, Sums]]]]]
 
 
 @dataclass(frozen=True, slots=True)
-class LaneFigures:
-    """Unit-hours over the trace: ``demand`` = Σ min(demand, limit), ``served + held = demand``."""
+class Scenario:
+    """A topology replayed under a rule (:mod:`.policies`); with ``then``, that topology from
+    the first tick at or after ``at`` seconds on (:func:`switch_tick`)."""
 
-    demand: float
-    served: float
-    held: float
-
-
-@dataclass(frozen=True, slots=True)
-class PoolFigures:
-    capacity_hours: float
-    replica_hours: float
-    peak_replicas: int
+    topology: Topology
+    rule: str = FAIR
+    then: Topology | None = None
+    at: float = 0.0
 
 
-@dataclass(frozen=True, slots=True)
-class Series:
-    """Totals per tick (units, and in-service replicas), for charts."""
+class Recorder(Protocol):
+    """Sees every tick of an in-process run (``arklow simulate --ticks-csv``)."""
 
-    times: list[float]
-    demand: list[float]
-    served: list[float]
-    capacity: list[float]
-    replicas: list[float]
+    def place(self, names: Sequence[str], members: Mapping[str, Sequence[UnitRun]]) -> None: ...
+
+    def renewed(self, run: UnitRun) -> None: ...
+
+    def tick(self, k: int, now: float) -> None: ...
 
 
-@dataclass(frozen=True, slots=True)
-class RunResult:
-    lanes: dict[str, LaneFigures]
-    pools: dict[str, PoolFigures]
-    served_ratio: float
-    utilization: float
-    replica_hours: float
-    scale_actions: int
-    series: Series
+def switch_tick(at: float, tick: float) -> int:
+    """The first tick at or after ``at`` seconds (with the trace's tolerance for float noise)."""
+    return max(0, math.ceil(at / tick - 1e-9))
 
 
 def run(
-    scenarios: Mapping[str, tuple[Topology, str]],
+    scenarios: Mapping[str, Scenario | tuple[Topology, str]],
     trace: Trace,
     tick: float,
     launch_delay: float,
@@ -98,49 +112,128 @@ def run(
     jobs: int | None = None,
     parallel_min: int = PARALLEL_MIN,
     max_ticks: int = MAX_TICKS,
+    admission: bool = True,
+    recorder: Recorder | None = None,
+    detail: bool = False,
 ) -> dict[str, RunResult]:
-    """Simulate each named scenario (a topology and its sharing rule) over the trace, at once.
+    """Simulate each named scenario (a topology and its rule, or a :class:`Scenario`) over the
+    trace, at once.
 
     Units found identical in several scenarios are stepped once and counted in each. The shards
     (:mod:`.sharding`) are stepped by up to ``jobs`` worker processes (default: the usable
-    cores), in this process when the estimated work is below ``parallel_min``; the results are
-    the same bytes for any worker count. A run over ``max_ticks`` ticks is refused before
-    anything is built (:func:`~.tracing.check_replay`).
+    cores), in this process when the estimated work is below ``parallel_min`` or a ``recorder``
+    sees every tick; the results are the same bytes for any worker count. A run over
+    ``max_ticks`` ticks is refused before anything is built (:func:`~.tracing.check_replay`).
+    ``admission=False`` skips the admission fillings (each lane's admission is then its
+    allocation). ``detail`` keeps each resource's served pool units per tick in the series (for
+    charts: it costs a sum over the lanes at every renewal).
     """
     check_replay(trace, tick, max_ticks)
-    runs: dict[Hashable, UnitRun] = {}
-    members: dict[str, list[UnitRun]] = {}
-    groups: list[Batch] = []
-    for name, (topo, rule) in scenarios.items():
-        members[name] = []
-        fresh = []
-        for unit in split(topo, rule):
-            unit_run = runs.get(unit.signature)
-            if unit_run is None:
-                unit_run = runs[unit.signature] = UnitRun(unit, tick, launch_delay)
-                fresh.append(unit_run)
-            members[name].append(unit_run)
-        groups += batches(fresh, BATCH_LANES)
+    ticks = trace.tick_count(tick)
+    plan = _Plan(tick, launch_delay, admission, detail)
     names = list(scenarios)
     for s, name in enumerate(names):
-        for unit_run in members[name]:
-            unit_run.scenarios.append(s)
-    shards = shard(groups)
-    ticks = trace.tick_count(tick)
+        given = scenarios[name]
+        plan.add(s, name, given if isinstance(given, Scenario) else Scenario(*given), tick)
+    shards = shard(plan.groups, plan.ties)
+    order = {name: i for i, name in enumerate(plan.resources)}
+    for sh in shards:
+        sh.lay_out(order)
+    if recorder is not None:
+        recorder.place(names, {name: [r for r, _cut in plan.members[name]] for name in names})
     workers = worker_count(jobs, len(shards), ticks * sum(s.cost for s in shards), parallel_min)
-    if workers == 1:
-        totals = clock(shards, trace, tick)
+    if workers == 1 or recorder is not None:
+        totals = clock(shards, trace, tick, plan.endings, recorder)
     else:
         parts = assign(shards, workers)
-        payloads = map_forked(lambda w: _stepped(parts[w], trace, tick), len(parts))
+        payloads = map_forked(lambda w: _stepped(parts[w], trace, tick, plan.endings), len(parts))
         totals = {}
         for part, payload in zip(parts, payloads, strict=True):
             totals.update(_taken(part, payload))
     hours = tick / 3600.0
-    return {
-        name: _result(members[name], hours, _series(s, shards, totals, ticks, tick))
-        for s, name in enumerate(names)
-    }
+    out = {}
+    for s, name in enumerate(names):
+        series = _series(s, shards, totals, ticks, tick, plan.used[name], detail)
+        out[name] = result(plan.members[name], s, hours, tick, series)
+    return out
+
+
+class _Plan:
+    """The unit runs of every scenario, their batches, and the switches' bookkeeping."""
+
+    def __init__(self, tick: float, launch_delay: float, admission: bool, detail: bool) -> None:
+        self.tick, self.delay = tick, launch_delay
+        self.options = {"admission": admission, "detail": detail}
+        self.runs: dict[Hashable, UnitRun] = {}
+        # per scenario: its runs, each with whether it stops counting for it at a switch
+        self.members: dict[str, list[tuple[UnitRun, bool]]] = {}
+        self.groups: list[Batch] = []
+        self.ties: list[tuple[int, int]] = []  # batches stepped in one shard (by position)
+        self.endings: dict[int, list[tuple[UnitRun, int]]] = {}  # tick -> (run, scenario)
+        self.resources: dict[str, None] = {}  # every resource, in order of first appearance
+        self.used: dict[str, dict[str, None]] = {}  # per scenario, the resources of its pools
+
+    def add(self, s: int, name: str, scenario: Scenario, tick: float) -> None:
+        own = self._shared(scenario.topology, scenario.rule)
+        entries = [(r, False) for r in own]
+        if scenario.then is not None:
+            entries = self._switch(s, own, scenario, switch_tick(scenario.at, tick))
+        used: dict[str, None] = {}
+        for r, _cut in entries:
+            r.scenarios.append(s)
+            used.update(dict.fromkeys(r.resource_names))
+        self.resources.update(used)
+        self.used[name] = used
+        self.members[name] = entries
+
+    def _shared(self, topo: Topology, rule: str) -> list[UnitRun]:
+        """The topology's unit runs, made for the units not seen in another scenario yet."""
+        own, fresh = [], []
+        for unit in split(topo, rule):
+            unit_run = self.runs.get(unit.signature)
+            if unit_run is None:
+                unit_run = UnitRun(unit, self.tick, self.delay, **self.options)
+                self.runs[unit.signature] = unit_run
+                fresh.append(unit_run)
+            own.append(unit_run)
+        self.groups += batches(fresh, BATCH_LANES)
+        return own
+
+    def _switch(
+        self, s: int, own: list[UnitRun], scenario: Scenario, at: int
+    ) -> list[tuple[UnitRun, bool]]:
+        """Runs of ``own`` the switch leaves as they are count throughout; the others stop at
+        tick ``at``, where runs of the new topology's other units start, carrying groups by
+        target name."""
+        assert scenario.then is not None
+        after = split(scenario.then, scenario.rule)
+        kept = {u.signature for u in after}
+        entries = [(r, r.unit.signature not in kept) for r in own]
+        for r, cut in entries:
+            if cut:
+                self.endings.setdefault(at, []).append((r, s))
+        sources = {t.name: (r, j) for r in own for j, (_pool, t) in enumerate(r.unit.targets)}
+        known = {r.unit.signature for r in own}
+        started = []
+        for unit in after:
+            if unit.signature in known:
+                continue
+            unit_run = UnitRun(unit, self.tick, self.delay, start=at, **self.options)
+            for j, (_pool, target) in enumerate(unit.targets):
+                if target.name in sources:
+                    source, k = sources[target.name]
+                    unit_run.carry.append(Carry(j, source, k))
+            started.append(unit_run)
+            entries.append((unit_run, False))
+        first = len(self.groups)
+        self.groups += batches(started, BATCH_LANES, start=at)
+        position = {id(b): i for i, b in enumerate(self.groups)}
+        for b in self.groups[first:]:
+            for r in b.runs:
+                for c in r.carry:
+                    assert c.source.batch is not None
+                    self.ties.append((position[id(b)], position[id(c.source.batch)]))
+        return entries
 
 
 def worker_count(jobs: int | None, shards: int, work: int, parallel_min: int) -> int:
@@ -161,29 +254,45 @@ def other_threads_running() -> bool:
     return threading.active_count() > 1
 
 
-def clock(shards: Sequence[Shard], trace: Trace, tick: float) -> dict[int, ShardSeries]:
+def clock(
+    shards: Sequence[Shard],
+    trace: Trace,
+    tick: float,
+    endings: Mapping[int, Sequence[tuple[UnitRun, int]]] | None = None,
+    recorder: Recorder | None = None,
+) -> dict[int, ShardSeries]:
     """Step the shards' batches over the whole trace; each shard's running totals per tick (per
-    scenario it counts). Every unit run of the shards is flushed at the end."""
+    scenario it counts). Every unit run of the shards is flushed at the end. ``endings``: per
+    tick, the runs that stop counting for a scenario then (those of other shards are skipped)."""
     # each lane's places: its unit's demand list (kept in place), its position there, the unit
     by_lane: dict[str, list[tuple[list[float], int, UnitRun]]] = {}
-    for sh in shards:
+    shard_of: dict[UnitRun, int] = {}
+    for p, sh in enumerate(shards):
         for group in sh.batches:
             for unit_run in group.runs:
+                shard_of[unit_run] = p
                 for i, key in enumerate(unit_run.unit.lane_keys):
                     by_lane.setdefault(key, []).append((unit_run.values, i, unit_run))
     count = 1 + max((s for sh in shards for r in sh.runs for s in r.scenarios), default=0)
-    accs = [[[0.0, 0.0, 0.0, 0.0] for _ in range(count)] for _ in shards]
-    out: list[ShardSeries] = [
-        {s: (array("d"), array("d"), array("d"), array("d")) for s in sh.scenarios} for sh in shards
-    ]
+    accs = [[[0.0] * sh.width for _ in range(count)] for sh in shards]
+    out: list[ShardSeries] = [{s: array("d") for s in sh.scenarios} for sh in shards]
     recorded = [
-        [(acc[s], cols) for s, cols in series.items()]
-        for acc, series in zip(accs, out, strict=True)
+        [(acc[s], series) for s, series in kept.items()]
+        for acc, kept in zip(accs, out, strict=True)
     ]
     plan = list(zip(shards, accs, recorded, strict=True))
+    starts: dict[int, list[Batch]] = {}  # batches that start mid-replay, by their first tick
+    for sh in shards:
+        for group in sh.batches:
+            if group.start > 0 or any(r.carry for r in group.runs):
+                starts.setdefault(group.start, []).append(group)
     no_runs: list[tuple[list[float], int, UnitRun]] = []
     for k, batch in enumerate(changes(trace, tick)):
         now = k * tick
+        if endings and k in endings:
+            _end(endings[k], k, shard_of, accs)
+        for group in starts.get(k, ()):
+            group.activate(k)
         touched: dict[UnitRun, None] = {}  # in the order their demand first changed this tick
         for lane, value in batch:
             for values, i, unit_run in by_lane.get(lane, no_runs):
@@ -197,46 +306,55 @@ def clock(shards: Sequence[Shard], trace: Trace, tick: float) -> dict[int, Shard
         for sh, totals, records in plan:
             for group in sh.batches:
                 for unit_run in group.step(k, now):
-                    d0, d1, d2, d3 = unit_run.delta()
+                    cols, diffs = unit_run.cols, unit_run.delta()
                     for s in unit_run.scenarios:
                         acc = totals[s]
-                        acc[0] += d0
-                        acc[1] += d1
-                        acc[2] += d2
-                        acc[3] += d3
-            for acc, (c0, c1, c2, c3) in records:
-                c0.append(acc[0])
-                c1.append(acc[1])
-                c2.append(acc[2])
-                c3.append(acc[3])
+                        for c, d in zip(cols, diffs, strict=True):
+                            acc[c] += d
+                    if recorder is not None:
+                        recorder.renewed(unit_run)
+            for acc, series in records:
+                series.fromlist(acc)
+        if recorder is not None:
+            recorder.tick(k, now)
     ticks = trace.tick_count(tick)
+    if endings:  # a switch at or after the last tick: the runs counted to the end
+        for at, ending in endings.items():
+            if at >= ticks:
+                _end(ending, ticks, shard_of, accs)
     for sh in shards:
         for unit_run in sh.runs:
             unit_run.flush(ticks)
     return {sh.index: series for sh, series in zip(shards, out, strict=True)}
 
 
-def _stepped(shards: Sequence[Shard], trace: Trace, tick: float) -> Stepped:
-    """In a worker: step its shards, then keep only what the parent needs (arrays of floats
-    pickle compactly)."""
-    series = clock(shards, trace, tick)
-    return [
-        (
-            series[sh.index],
-            [
-                (
-                    array("d", r.sum_e),
-                    array("d", r.sum_alloc),
-                    array("d", r.sum_capacity),
-                    array("d", r.sum_replicas),
-                    r.peak,
-                    r.actions,
-                )
-                for r in sh.runs
-            ],
-        )
-        for sh in shards
-    ]
+def _end(
+    ending: Sequence[tuple[UnitRun, int]],
+    k: int,
+    shard_of: Mapping[UnitRun, int],
+    accs: list[list[list[float]]],
+) -> None:
+    """The runs stop counting for their scenarios from tick ``k``: their figures so far are kept
+    for it, their totals leave its running totals."""
+    for unit_run, s in ending:
+        p = shard_of.get(unit_run)
+        if p is None:  # stepped by another worker
+            continue
+        acc = accs[p][s]
+        for c, v in zip(unit_run.cols, unit_run.totals, strict=True):
+            acc[c] -= v
+        unit_run.stop_counting(k, s)
+
+
+def _stepped(
+    shards: Sequence[Shard],
+    trace: Trace,
+    tick: float,
+    endings: Mapping[int, Sequence[tuple[UnitRun, int]]],
+) -> Stepped:
+    """In a worker: step its shards, then keep only what the parent needs."""
+    series = clock(shards, trace, tick, endings)
+    return [(series[sh.index], [(r.sums, r.kept) for r in sh.runs]) for sh in shards]
 
 
 def _taken(shards: Sequence[Shard], stepped: Stepped) -> dict[int, ShardSeries]:
@@ -244,12 +362,8 @@ def _taken(shards: Sequence[Shard], stepped: Stepped) -> dict[int, ShardSeries]:
     out: dict[int, ShardSeries] = {}
     for sh, (series, sums) in zip(shards, stepped, strict=True):
         out[sh.index] = series
-        for r, (sum_e, sum_alloc, sum_capacity, sum_replicas, peak, actions) in zip(
-            sh.runs, sums, strict=True
-        ):
-            r.sum_e, r.sum_alloc = sum_e.tolist(), sum_alloc.tolist()
-            r.sum_capacity, r.sum_replicas = sum_capacity.tolist(), sum_replicas.tolist()
-            r.peak, r.actions = peak, actions
+        for r, (figures, kept) in zip(sh.runs, sums, strict=True):
+            r.sums, r.kept = figures, kept
     return out
 
 
@@ -259,43 +373,29 @@ def _series(
     totals: Mapping[int, ShardSeries],
     ticks: int,
     tick: float,
+    used: Collection[str],
+    detail: bool,
 ) -> Series:
-    """A scenario's series: each tick's shard totals added in shard order."""
-    columns: list[list[float]] = [[0.0] * ticks for _ in range(4)]
+    """A scenario's series: each tick's shard totals added in shard order, column by column;
+    ``used``: the resources of its pools."""
+    columns: list[list[float]] = [[0.0] * ticks for _ in range(TOTALS)]
+    by_resource = {name: [[0.0] * ticks for _ in range(PER_RESOURCE)] for name in used}
     for sh in shards:
         part = totals[sh.index].get(scenario)
-        if part is not None:
-            columns = [list(map(add, c, p)) for c, p in zip(columns, part, strict=True)]
+        if part is None:
+            continue
+        width = sh.width
+        for c in range(TOTALS):
+            columns[c] = list(map(add, columns[c], part[c::width]))
+        for i, name in enumerate(sh.resources):
+            cols = by_resource.get(name)
+            if cols is None:  # a resource of other scenarios only
+                continue
+            first = TOTALS + PER_RESOURCE * i
+            for c in range(PER_RESOURCE):
+                cols[c] = list(map(add, cols[c], part[first + c :: width]))
     demand, served, capacity, replicas = columns
-    return Series([k * tick for k in range(ticks)], demand, served, capacity, replicas)
-
-
-def _result(unit_runs: Sequence[UnitRun], hours: float, series: Series) -> RunResult:
-    lanes: dict[str, LaneFigures] = {}
-    pools: dict[str, PoolFigures] = {}
-    served_units = capacity_units = demand_total = served_total = 0.0
-    replica_hours = 0.0
-    actions = 0
-    for r in unit_runs:
-        unit = r.unit
-        for i, (key, cost) in enumerate(zip(unit.lane_keys, unit.cost_sums, strict=True)):
-            demand, served = r.sum_e[i] * hours, r.sum_alloc[i] * hours
-            lanes[key] = LaneFigures(demand, served, max(demand - served, 0.0))
-            demand_total += demand
-            served_total += served
-            served_units += served * cost
-        for p, name in enumerate(unit.pool_names):
-            figures = PoolFigures(r.sum_capacity[p] * hours, r.sum_replicas[p] * hours, r.peak[p])
-            pools[name] = figures
-            capacity_units += figures.capacity_hours
-            replica_hours += figures.replica_hours
-        actions += r.actions
-    return RunResult(
-        lanes=lanes,
-        pools=pools,
-        served_ratio=served_total / demand_total if demand_total > 0 else 1.0,
-        utilization=served_units / capacity_units if capacity_units > 0 else 0.0,
-        replica_hours=replica_hours,
-        scale_actions=actions,
-        series=series,
-    )
+    resources = {}
+    for name, (demand_units, served_units, *rest) in by_resource.items():
+        resources[name] = ResourceSeries(demand_units, served_units if detail else None, *rest)
+    return Series([k * tick for k in range(ticks)], demand, served, capacity, replicas, resources)

@@ -1,43 +1,130 @@
-"""One unit on the simulated clock (:class:`UnitRun`), and units decided together (:class:`Batch`).
+"""One unit on the simulated clock (:class:`UnitRun`); units decided together: :mod:`.batching`.
 
 A unit's decision depends only on its lanes' demand, its groups' observations and its targets'
 histories, and a history only through the highest recommendation in the scale-down window (the
 scale policy's contract; the history is pruned exactly as ``decide`` filters it, and keeps only
 recommendations no newer one reaches, so its first entry is the window's highest). When those are
 the same as on the previous tick, the decision is the same: it is reused and the tick's figures
-repeat (counted as a run length, :meth:`UnitRun.flush`).
+repeat (counted as a run length, :meth:`UnitRun.flush`). The single-tick rule reads no history
+at all, so the key holds for it too (it only renews a little more often than it must).
 
-``decide`` on several independent units at once gives each the decision it would get alone (no
-lane or pool is shared between them), and one call on a few hundred lanes costs much less than
-many calls on a few lanes each. So units of one topology are grouped in batches: when many of a
-batch's units changed, one ``decide`` serves them all; when few did, each is decided alone.
+A unit run may start mid-replay (``start``, what-if's ``--change-at``): on its first tick its
+groups take over the state of the groups it carries (:meth:`UnitRun.activate`).
 """
 
 from __future__ import annotations
 
 from collections import deque
 from collections.abc import Hashable, Sequence
+from dataclasses import dataclass, replace
 from itertools import repeat
-from operator import add, mul
+from operator import add, mul, sub
+from typing import TYPE_CHECKING
 
-from arklow_pulumi.core.allocating import LaneResults
+from arklow_pulumi.core.allocating import Allocation, LaneResults, pool_pressure
 from arklow_pulumi.core.deciding import Decision, Observed, Recommendation, TargetId, decide
-from arklow_pulumi.core.topology import Topology, frozen_map
-from arklow_pulumi.simulation.policies import FAIR
-from arklow_pulumi.simulation.sharing import pool_demands, proportional_shares
+from arklow_pulumi.simulation.policies import PROPORTIONAL, SINGLE_TICK
+from arklow_pulumi.simulation.sharing import pool_sums, proportional_shares
 from arklow_pulumi.simulation.supplying import SimulatedGroup
 from arklow_pulumi.simulation.units import Unit, demand_lane
 
-Totals = tuple[float, float, float, float]  # one tick's Σ e, Σ allocation, Σ capacity, replicas
+if TYPE_CHECKING:
+    from arklow_pulumi.simulation.batching import Batch
+
+# Per-tick totals of a unit, in the columns of :mod:`.simulating`'s series: Σ e, Σ allocation,
+# Σ capacity, in-service replicas; then per resource of the unit (in its order of first pool):
+# demand and served in pool units (Σ e × cost, Σ allocation × cost), capacity, in-service
+# replicas, pools below their max, constrained pools.
+TOTALS = 4
+PER_RESOURCE = 6
+
+
+@dataclass(slots=True)
+class Sums:
+    """A unit's figures summed over ticks (in ticks, turned into hours by the caller), kept as
+    two flat lists so that a flush is two operations: ``lanes`` holds each lane's ``e``, then
+    its allocation, then its admission; ``pools`` each pool's capacity, in-service replicas,
+    ticks at max and ticks constrained. Also each pool's highest in-service count and the scale
+    actions."""
+
+    lanes: list[float]
+    pools: list[float]
+    peak: list[int]
+    actions: int = 0
+
+    @classmethod
+    def zero(cls, lanes: int, pools: int) -> Sums:
+        return cls([0.0] * (3 * lanes), [0.0] * (4 * pools), [0] * pools)
+
+    def copy(self) -> Sums:
+        return replace(self, lanes=list(self.lanes), pools=list(self.pools), peak=list(self.peak))
+
+    def _lane_part(self, part: int) -> list[float]:
+        n = len(self.lanes) // 3
+        return self.lanes[part * n : (part + 1) * n]
+
+    def _pool_part(self, part: int) -> list[float]:
+        m = len(self.peak)
+        return self.pools[part * m : (part + 1) * m]
+
+    @property
+    def e(self) -> list[float]:
+        return self._lane_part(0)
+
+    @property
+    def alloc(self) -> list[float]:
+        return self._lane_part(1)
+
+    @property
+    def admit(self) -> list[float]:
+        return self._lane_part(2)
+
+    @property
+    def capacity(self) -> list[float]:
+        return self._pool_part(0)
+
+    @property
+    def replicas(self) -> list[float]:
+        return self._pool_part(1)
+
+    @property
+    def at_max(self) -> list[int]:
+        return [int(x) for x in self._pool_part(2)]
+
+    @property
+    def constrained(self) -> list[int]:
+        return [int(x) for x in self._pool_part(3)]
+
+
+@dataclass(slots=True)
+class Carry:
+    """Where a target of a run that starts mid-replay takes its group's state from."""
+
+    target: int  # the target's position in its run
+    source: UnitRun
+    source_target: int
 
 
 class UnitRun:
     """One unit's groups, histories and last decision, and its figures so far (in ticks)."""
 
-    def __init__(self, unit: Unit, tick: float, launch_delay: float) -> None:
+    def __init__(
+        self,
+        unit: Unit,
+        tick: float,
+        launch_delay: float,
+        *,
+        admission: bool = True,
+        start: int = 0,
+        detail: bool = False,
+    ) -> None:
         self.unit = unit
         self.tick = tick
         self.delay = launch_delay
+        self.admission = admission
+        self.detail = detail  # keep each pool's served units per tick (for charts)
+        self.start = start  # the first tick it is stepped
+        self.carry: list[Carry] = []
         self.groups = [SimulatedGroup(t) for _pool, t in unit.targets]
         self.ids = [TargetId(pool, t.name) for pool, t in unit.targets]
         pools = unit.topology.pools
@@ -53,11 +140,17 @@ class UnitRun:
         # each lane's demand, in ``unit.lane_keys`` order (0 until its first row)
         self.values = [0.0] * len(unit.lane_keys)
         self.batch: Batch | None = None
+        self.positions: list[int] | None = None  # its lanes' places in its batch's decision
         self.scenarios: list[int] = []  # the scenarios (by position) that count this unit
         self.version = 0
         self.key: Hashable = None
         self.settled = False  # see :meth:`advance`
         n, m = len(unit.lane_keys), len(unit.pool_names)
+        self.resources = [pools[name].resource for name in unit.pool_names]
+        slot: dict[str, int] = {}
+        self.resource_slot = [slot.setdefault(r, len(slot)) for r in self.resources]
+        self.resource_names = list(slot)
+        self.cols: list[int] = []  # its totals' columns in its shard's series (:meth:`place`)
         self.e = [0.0] * n
         self.e_sum = 0.0
         self.e_version = -1  # the demand version ``e`` (and what follows from it) was computed for
@@ -65,33 +158,47 @@ class UnitRun:
         self.pools_used: list[float] = []  # each pool's Σ e × cost
         self.pool_demand_version = -1
         self.alloc = [0.0] * n
+        self.admit = self.alloc
         self.capacity = [0.0] * m
+        self.pool_units = [0.0] * m  # this tick's Σ e × cost per pool
+        self.pool_served = [0.0] * m  # Σ allocation × cost per pool
+        self.constrained = [0] * m  # 1 for a constrained pool
+        self.at_max = [1] * m  # 1 for a pool whose every target runs its max in service
         self.in_service = [0] * m
+        self.seen = tuple([(g.in_service, 0) for g in self.groups])  # as the tick observed
         self.recommended = [g.in_service for g in self.groups]
         self.desired = [g.in_service for g in self.groups]
-        self.since = 0
-        self.sum_e = [0.0] * n
-        self.sum_alloc = [0.0] * n
-        self.sum_capacity = [0.0] * m
-        self.sum_replicas = [0.0] * m
-        self.peak = [0] * m
-        self.actions = 0
-        self.totals: Totals = (0.0, 0.0, 0.0, 0.0)
+        self.since = start
+        self.lane_now: list[float] = [0.0] * (3 * n)  # this tick's figures, as Sums.lanes
+        self.pool_now: list[float] = [0.0] * (4 * m)  # and as Sums.pools
+        self.sums = Sums.zero(n, m)
+        self.kept: dict[int, Sums] = {}  # per scenario it stopped counting for: its figures then
+        self.totals = [0.0] * (TOTALS + PER_RESOURCE * len(slot))
+
+    def place(self, columns: dict[str, int]) -> None:
+        """Its totals' columns, given the first column of each resource in its shard's series."""
+        self.cols = list(range(TOTALS))
+        for name in self.resource_names:
+            first = columns[name]
+            self.cols += range(first, first + PER_RESOURCE)
 
     def check(self, k: int, now: float) -> bool:
         """Observe the groups; True (figures so far counted) when the decision must be renewed."""
         if self.groups:
+            seen = tuple([g.observe(now) for g in self.groups])
             key: Hashable = (
                 self.version,
-                tuple([g.observe(now) for g in self.groups]),
+                seen,
                 tuple([h[0].replicas if h else None for h in self.histories]),
             )
         else:
+            seen = ()
             key = self.version
         if key == self.key:
             return False
         self.flush(k)
         self.key = key
+        self.seen = seen
         return True
 
     def observed(self) -> dict[TargetId, Observed]:
@@ -102,31 +209,52 @@ class UnitRun:
         return dict(zip(self.unit.lane_keys, self.values, strict=True))
 
     def decide_alone(self, now: float) -> None:
-        if self.unit.rule == FAIR:
-            decision = decide(
-                self.unit.topology,
-                self.demand(),
-                self.observed(),
-                self.history,
-                now,
-                admission=False,
-            )
-            self.take(decision)
-        else:
+        unit = self.unit
+        if unit.rule == PROPORTIONAL:
             self._share(now)
+            return
+        decision = decide(
+            unit.topology,
+            self.demand(),
+            self.observed(),
+            self.history,
+            now,
+            admission=self.admission,
+            single_tick=unit.rule == SINGLE_TICK,
+        )
+        self.take(decision, *lane_columns(decision.allocation), None)
 
-    def take(self, decision: Decision) -> None:
-        """This tick's figures and desired counts from a decision covering this unit."""
+    def take(
+        self,
+        decision: Decision,
+        alloc: Sequence[float],
+        admit: Sequence[float],
+        positions: Sequence[int] | None,
+    ) -> None:
+        """This tick's figures and desired counts from a decision covering this unit, whose
+        lanes' allocation and admission are ``alloc`` and ``admit`` (at ``positions``, or all of
+        them in order when the decision is this unit's alone)."""
         unit = self._start()
-        lanes = decision.allocation.lanes
-        if isinstance(lanes, LaneResults):
-            self.alloc = lanes.allocations(unit.lane_keys)
+        if positions is None:
+            self.alloc, self.admit = list(alloc), list(admit)
         else:
-            self.alloc = [lanes[key].allocation for key in unit.lane_keys]
+            self.alloc = [alloc[i] for i in positions]
+            self.admit = [admit[i] for i in positions] if admit is not alloc else self.alloc
         pools = decision.allocation.pools
-        self.capacity = [pools[name].capacity for name in unit.pool_names]
+        results = [pools[name] for name in unit.pool_names]
+        self.capacity = [r.capacity for r in results]
+        self.pool_units = [r.demand for r in results]
+        self.constrained = [1 if r.state == "constrained" else 0 for r in results]
+        if self.detail:
+            self.pool_served = pool_sums(self.alloc, unit.lane_pools, len(results))
+        self._now()
         if self.ids:
             self._targets(decision)
+
+    def _now(self) -> None:
+        """This tick's figures, laid out for :meth:`flush`."""
+        self.lane_now = [*self.e, *self.alloc, *self.admit]
+        self.pool_now = [*self.capacity, *self.in_service, *self.at_max, *self.constrained]
 
     def _start(self) -> Unit:
         unit = self.unit
@@ -136,19 +264,18 @@ class UnitRun:
             pairs = zip(self.values, unit.limits, strict=True)
             self.e = e = [limit if limit < d else d for d, limit in pairs]
             self.e_sum = sum(e)
-        if len(self.slots) == 1:  # as below, for one target
-            p, group = self.slots[0]
-            in_service = [0] * len(unit.pool_names)
-            count = in_service[p] = group.in_service
-            self.in_service = in_service
-            if count > self.peak[p]:
-                self.peak[p] = count
-        elif self.groups:
-            in_service = [0] * len(unit.pool_names)
+        if self.groups:
+            m = len(unit.pool_names)
+            in_service = [0] * m
+            at_max = [1] * m
             for p, group in self.slots:
-                in_service[p] += group.in_service
+                count = group.in_service
+                in_service[p] += count
+                if count < group.high:
+                    at_max[p] = 0
             self.in_service = in_service
-            peak = self.peak
+            self.at_max = at_max
+            peak = self.sums.peak
             for p in self.scaled:  # a pool without targets runs no replicas
                 count = in_service[p]
                 if count > peak[p]:
@@ -160,13 +287,14 @@ class UnitRun:
         for j, tid in enumerate(self.ids):
             target = targets[tid]
             if target.desired != desired[j]:
-                self.actions += 1
+                self.sums.actions += 1
                 desired[j] = target.desired
             recommended[j] = target.recommended
 
     def _share(self, now: float) -> None:
-        """free-for-all: capacity in proportion to demand; scaling by ``decide`` on one lane per
-        pool carrying the pool's demand."""
+        """free-for-all: capacity in proportion to demand (admission is the share: the rule has
+        no second filling); scaling by ``decide`` on one lane per pool carrying the pool's
+        demand."""
         unit = self._start()
         pools = unit.topology.pools
         capacity = [pools[name].capacity for name in unit.pool_names]
@@ -176,6 +304,7 @@ class UnitRun:
         self.capacity = capacity
         if not same:  # the shares follow e and the capacity only
             self._shares()
+        self._now()
         decision = decide(
             unit.scaling, self.pool_demand, self.observed(), self.history, now, admission=False
         )
@@ -183,16 +312,26 @@ class UnitRun:
 
     def _shares(self) -> None:
         unit = self.unit
+        m = len(unit.pool_names)
         if self.e_version != self.pool_demand_version:  # the pools' demand follows e
             self.pool_demand_version = self.e_version
-            self.pools_used = pool_demands(self.e, unit.lane_pools, len(unit.pool_names))
+            self.pools_used = pool_sums(self.e, unit.lane_pools, m)
             known = unit.scaling.lanes_by_key
             self.pool_demand = {
                 demand_lane(name): self.pools_used[p]
                 for p, name in enumerate(unit.pool_names)
                 if demand_lane(name) in known
             }
-        self.alloc = proportional_shares(self.e, unit.lane_pools, self.capacity, self.pools_used)
+        self.alloc = self.admit = proportional_shares(
+            self.e, unit.lane_pools, self.capacity, self.pools_used
+        )
+        self.pool_units = self.pools_used
+        self.constrained = [
+            1 if pool_pressure(d, c)[1] == "constrained" else 0
+            for d, c in zip(self.pools_used, self.capacity, strict=True)
+        ]
+        if self.detail:
+            self.pool_served = pool_sums(self.alloc, unit.lane_pools, m)
 
     def advance(self, k: int, now: float, *, settling: bool = True) -> bool:
         """Keep this tick's recommendations and resize the groups to the desired counts; True
@@ -241,11 +380,62 @@ class UnitRun:
         renewed at that tick (the skipped ticks changed nothing else)."""
         self.advance(k - 1, (k - 1) * self.tick, settling=False)
 
-    def delta(self) -> Totals:
+    def activate(self, k: int) -> None:
+        """The first tick ``k`` of a run that carries groups: each carried target's group takes
+        over its source group's state after tick ``k - 1`` (at ``k = 0``, its starting state):
+        in service, pending launches, recommendation history, last desired count; its own
+        bounds apply from its first decision. A target carried from nowhere keeps its starting
+        replicas."""
+        for c in self.carry:
+            source = c.source
+            if source.settled:  # bring its history's one entry up to tick k - 1
+                source.catch_up(k)
+            j, s = c.target, c.source_target
+            self.groups[j].take_over(source.groups[s])
+            self.histories[j].extend(source.histories[s])
+            self.desired[j] = source.desired[s]
+            self.recommended[j] = source.recommended[s]
+
+    def stop_counting(self, k: int, scenario: int) -> None:
+        """From tick ``k`` on this run no longer counts for ``scenario``: its figures up to
+        then are kept for it (what-if's before side, ended by ``--change-at``)."""
+        self.flush(k)
+        self.kept[scenario] = self.sums.copy()
+        self.scenarios.remove(scenario)
+
+    def delta(self) -> list[float]:
         """The change in this unit's per-tick totals since it was last decided."""
-        new = (self.e_sum, sum(self.alloc), sum(self.capacity), float(sum(self.in_service)))
+        capacity, in_service = self.capacity, self.in_service
+        new = [self.e_sum, sum(self.alloc), sum(capacity), float(sum(in_service))]
+        slots = self.resource_slot
+        if len(slots) == 1:
+            new += (
+                self.pool_units[0],
+                self.pool_served[0],
+                capacity[0],
+                float(in_service[0]),
+                float(1 - self.at_max[0]),
+                float(self.constrained[0]),
+            )
+        else:
+            block = [0.0] * (PER_RESOURCE * len(self.resource_names))
+            units, served, at_max, constrained = (
+                self.pool_units,
+                self.pool_served,
+                self.at_max,
+                self.constrained,
+            )
+            for p, slot in enumerate(slots):
+                b = PER_RESOURCE * slot
+                block[b] += units[p]
+                block[b + 1] += served[p]
+                block[b + 2] += capacity[p]
+                block[b + 3] += in_service[p]
+                block[b + 4] += 1 - at_max[p]
+                block[b + 5] += constrained[p]
+            new += block
         old, self.totals = self.totals, new
-        return (new[0] - old[0], new[1] - old[1], new[2] - old[2], new[3] - old[3])
+        return list(map(sub, new, old))
 
     def flush(self, k: int) -> None:
         """Count the current per-tick figures for every tick since the last flush, up to ``k``.
@@ -254,105 +444,20 @@ class UnitRun:
         negative, is unchanged by the addition, so no lane needs a test.
         """
         n = k - self.since
-        self.since = k
         if n <= 0:
             return
+        self.since = k
+        s = self.sums
         times = repeat(n)
-        # s + x × n for each lane (pool), in C: the same two operations per element
-        self.sum_e = list(map(add, self.sum_e, map(mul, self.e, times)))
-        self.sum_alloc = list(map(add, self.sum_alloc, map(mul, self.alloc, times)))
-        self.sum_capacity = list(map(add, self.sum_capacity, map(mul, self.capacity, times)))
-        if self.groups:  # a unit without targets has no replicas: its sums stay 0
-            self.sum_replicas = list(map(add, self.sum_replicas, map(mul, self.in_service, times)))
+        # s + x × n for each figure, in C: the same two operations per element
+        s.lanes = list(map(add, s.lanes, map(mul, self.lane_now, times)))
+        s.pools = list(map(add, s.pools, map(mul, self.pool_now, times)))
 
 
-class Batch:
-    """Units of one topology under the fair rule, decided by one call when many changed."""
-
-    def __init__(self, runs: Sequence[UnitRun]) -> None:
-        self.runs = list(runs)
-        for r in runs:
-            r.batch = self
-        self.scaling = [r for r in runs if r.groups]
-        self.lanes = sum(len(r.unit.lane_keys) for r in runs)
-        # units without groups are decided again only when their demand changed (and at first)
-        self.dirty: dict[UnitRun, None] = {r: None for r in runs if not r.groups}
-        # settled units whose demand changed: their skipped ticks are caught up before the next
-        self.woken: list[UnitRun] = []
-        # every unit's histories (kept in place): a decision reads only the changed units' part
-        self.history: dict[TargetId, Sequence[Recommendation]] = {}
-        for r in runs:
-            self.history.update(r.history)
-        self.topology: Topology | None = None
-        if len(runs) > 1:
-            self.topology = Topology(
-                destinations=frozen_map(
-                    (n, d) for r in runs for n, d in r.unit.topology.destinations.items()
-                ),
-                pools=frozen_map((n, p) for r in runs for n, p in r.unit.topology.pools.items()),
-                memberships=frozen_map(
-                    kv for r in runs for kv in r.unit.topology.memberships.items()
-                ),
-            )
-
-    def step(self, k: int, now: float) -> list[UnitRun]:
-        """Advance every unit one tick; the units whose decision was renewed."""
-        if self.woken:
-            for r in self.woken:
-                r.catch_up(k)
-            self.woken.clear()
-        awake = [r for r in self.scaling if not r.settled]
-        changed = [r for r in awake if r.check(k, now)]
-        if self.dirty:
-            changed += [r for r in self.dirty if r.check(k, now)]
-            self.dirty.clear()
-        if changed:
-            lanes = sum(len(r.unit.lane_keys) for r in changed)
-            if self.topology is not None and len(changed) > 1 and 3 * lanes >= self.lanes:
-                self._decide_together(changed, now)
-            else:
-                for r in changed:
-                    r.decide_alone(now)
-        for r in awake:
-            r.settled = r.advance(k, now)
-        return changed
-
-    def demand_changed(self, run: UnitRun) -> None:
-        if not run.groups:
-            self.dirty[run] = None
-        elif run.settled:
-            run.settled = False
-            self.woken.append(run)
-
-    def _decide_together(self, changed: Sequence[UnitRun], now: float) -> None:
-        """One ``decide`` for the changed units (the others get defaults; their part is unused)."""
-        assert self.topology is not None
-        demand: dict[str, float] = {}
-        observed: dict[TargetId, Observed] = {}
-        for r in changed:
-            demand.update(zip(r.unit.lane_keys, r.values, strict=True))
-            if r.groups:
-                observed.update(zip(r.ids, [g.observed() for g in r.groups], strict=True))
-        decision = decide(self.topology, demand, observed, self.history, now, admission=False)
-        for r in changed:
-            r.take(decision)
-
-
-def batches(runs: Sequence[UnitRun], lanes: int) -> list[Batch]:
-    """Fair units in batches of about ``lanes`` lanes, in order; other units alone. The units
-    given must come from one topology (their names do not clash)."""
-    out: list[Batch] = []
-    pending: list[UnitRun] = []
-    size = 0
-    for r in runs:
-        if r.unit.rule != FAIR:
-            out.append(Batch([r]))
-            continue
-        pending.append(r)
-        size += len(r.unit.lane_keys)
-        if size >= lanes:
-            out.append(Batch(pending))
-            pending, size = [], 0
-    if pending:
-        out.append(Batch(pending))
-    return out
+def lane_columns(allocation: Allocation) -> tuple[Sequence[float], Sequence[float]]:
+    """Every lane's allocation and admission, in the decision's lane order."""
+    lanes = allocation.lanes
+    if not isinstance(lanes, LaneResults):  # ``decide`` always makes LaneResults
+        raise TypeError("the simulator reads decisions made by decide()")
+    _keys, _demand, alloc, _held, admit = lanes.columns()
+    return alloc, admit

@@ -4,7 +4,8 @@ Launched replicas are *pending* until ``launch delay`` has passed since their la
 service (seen by the first tick at or after that time: launched at t with delay d, a replica
 serves from the first tick >= t + d, and never on the tick that launched it). Scaling down cancels
 pending replicas first, newest first, then stops in-service ones at once. Like a cloud API that
-refuses a size outside the group's bounds, the group never holds a count outside [min, max].
+refuses a size outside the group's bounds, a resize never leaves [min, max]. (A group taken over
+under new bounds, :meth:`SimulatedGroup.take_over`, keeps its count until its next resize.)
 """
 
 from __future__ import annotations
@@ -53,6 +54,16 @@ class SimulatedGroup:
         if seen is None:
             seen = self._seen = Observed(self.in_service, self.pending_total)
         return seen
+
+    def take_over(self, other: SimulatedGroup) -> None:
+        """The same group under another target's bounds (what-if's ``--change-at``): its
+        in-service count and pending launches, kept as they are even outside this group's
+        [min, max], until the next :meth:`resize` (a count outside them is the next decision's
+        to clamp)."""
+        self.in_service = other.in_service
+        self.pending = deque(other.pending)
+        self.pending_total = other.pending_total
+        self._seen = None
 
     def resize(self, desired: int, now: float, launch_delay: float) -> None:
         """Set the group's size (clamped to [min, max]), launching or stopping the difference."""

@@ -23,7 +23,7 @@ from arklow_pulumi.core.topology import (
     Topology,
     frozen_map,
 )
-from arklow_pulumi.simulation.policies import FAIR
+from arklow_pulumi.simulation.policies import FAIR, PROPORTIONAL, SINGLE_TICK
 
 LanePools = tuple[tuple[tuple[int, float], ...], ...]
 
@@ -31,8 +31,10 @@ LanePools = tuple[tuple[tuple[int, float], ...], ...]
 @dataclass(frozen=True, eq=False)
 class Unit:
     """One connected component. ``scaling`` is what ``decide`` runs on: the component itself
-    under the fair rule; under the proportional rule one lane per pool carrying the pool's demand
-    (``decide`` then only scales: its fair allocation is not the policy's)."""
+    under the fair and single-tick rules; under the proportional rule one lane per pool carrying
+    the pool's demand (``decide`` then only scales: its fair allocation is not the policy's).
+    Without scale targets the single-tick rule is the fair one (nothing to decide), so such a
+    component is the same unit under both."""
 
     topology: Topology
     rule: str
@@ -81,6 +83,9 @@ def _unit(topo: Topology, dests: list[Destination], pools: list[Pool], rule: str
         memberships=frozen_map(memberships),
     )
     compiled = compile_topology(part)
+    targets = tuple((p.name, t) for p in pools for t in p.scale_targets)
+    if rule == SINGLE_TICK and not targets:
+        rule = FAIR
     return Unit(
         topology=part,
         rule=rule,
@@ -94,8 +99,8 @@ def _unit(topo: Topology, dests: list[Destination], pools: list[Pool], rule: str
         limits=compiled.limits,
         lane_pools=compiled.lane_pools,
         pool_names=compiled.pool_names,
-        targets=tuple((p.name, t) for p in pools for t in p.scale_targets),
-        scaling=part if rule == FAIR else _scaling_topology(part),
+        targets=targets,
+        scaling=_scaling_topology(part) if rule == PROPORTIONAL else part,
     )
 
 

@@ -6,18 +6,32 @@ demand); a lane present on both sides is flagged when its share grows by more th
 threshold (absolute). A lane only after the change is *new* (``held_before`` null, never
 flagged: it had no share to grow from), one only before is *removed*; a pool on one side only is
 null on the other. Flagged lanes are listed by growth, largest first.
+
+With ``change_at`` the *after* side is one replay that switches topology at the first tick at or
+after that time, carrying each target's group over by name (:mod:`.simulating`); the *before*
+side is the before topology throughout. Sides are still told by topology: a lane or pool not in
+the after topology is null on the after side, whatever it ran before the switch.
+
+Growth limits on replica-hours and on peak replicas (relative: 0.1 flags a growth of more than
+10%) flag each pool on both sides, and the totals over all pools (``totals``: the whole replay's
+replica-hours, and the highest Σ in-service replicas at one tick); a value growing from 0 grows
+by more than any limit.
 """
 
 from __future__ import annotations
 
+from collections.abc import Collection, Mapping
 from dataclasses import dataclass
+from typing import TypeVar
 
 from arklow_pulumi.core.topology import Topology
+from arklow_pulumi.simulation.figures import LaneFigures, PoolFigures, RunResult
 from arklow_pulumi.simulation.policies import FAIR
-from arklow_pulumi.simulation.simulating import LaneFigures, PoolFigures, run
+from arklow_pulumi.simulation.simulating import Scenario, run
 from arklow_pulumi.simulation.tracing import MAX_TICKS, Trace
 
 DEFAULT_THRESHOLD = 0.01
+F = TypeVar("F")
 
 
 @dataclass(frozen=True, slots=True)
@@ -44,12 +58,48 @@ class PoolDelta:
 
 
 @dataclass(frozen=True, slots=True)
+class Limits:
+    """What flags a what-if: the lanes' held share growth (absolute), and, when set, the
+    relative growth of replica-hours and of peak replicas."""
+
+    threshold: float = DEFAULT_THRESHOLD
+    replica_hours_growth: float | None = None
+    peak_replicas_growth: float | None = None
+
+    def flags(self, delta: PoolDelta) -> list[str]:
+        """The figures of ``delta`` that grew past their limit."""
+        out = []
+        hours = (delta.replica_hours_before, delta.replica_hours_after)
+        if _grew(*hours, self.replica_hours_growth):
+            out.append("replica_hours")
+        peaks = (delta.peak_replicas_before, delta.peak_replicas_after)
+        if _grew(*peaks, self.peak_replicas_growth):
+            out.append("peak_replicas")
+        return out
+
+
+def _grew(before: float | None, after: float | None, limit: float | None) -> bool:
+    """``after`` exceeds ``before × (1 + limit)`` (past float noise); never without a side or a
+    limit."""
+    if limit is None or before is None or after is None:
+        return False
+    return after - before > limit * before + 1e-12 * max(1.0, before)
+
+
+@dataclass(frozen=True, slots=True)
 class WhatIf:
     lanes: dict[str, LaneDelta]
     pools: dict[str, PoolDelta]
     flagged: list[str]
     new_lanes: list[str]
     removed_lanes: list[str]
+    totals: PoolDelta
+    flagged_pools: list[str]
+    flagged_totals: list[str]
+
+    @property
+    def anything_flagged(self) -> bool:
+        return bool(self.flagged or self.flagged_pools or self.flagged_totals)
 
 
 def share(lane: LaneFigures | None) -> float | None:
@@ -64,17 +114,22 @@ def what_if(
     trace: Trace,
     tick: float,
     launch_delay: float,
-    threshold: float = DEFAULT_THRESHOLD,
+    threshold: float | Limits = DEFAULT_THRESHOLD,
     *,
     jobs: int | None = None,
     max_ticks: int = MAX_TICKS,
+    change_at: float | None = None,
 ) -> WhatIf:
-    sides = {"before": (before, FAIR), "after": (after, FAIR)}
+    limits = threshold if isinstance(threshold, Limits) else Limits(threshold)
+    changed = Scenario(after) if change_at is None else Scenario(before, then=after, at=change_at)
+    sides = {"before": Scenario(before, FAIR), "after": changed}
     results = run(sides, trace, tick, launch_delay, jobs=jobs, max_ticks=max_ticks)
     old, new = results["before"], results["after"]
+    old_lanes = _on(old.lanes, before.lanes_by_key)
+    new_lanes = _on(new.lanes, after.lanes_by_key)
     lanes: dict[str, LaneDelta] = {}
-    for key in dict.fromkeys([*old.lanes, *new.lanes]):
-        a, b = old.lanes.get(key), new.lanes.get(key)
+    for key in dict.fromkeys([*old_lanes, *new_lanes]):
+        a, b = old_lanes.get(key), new_lanes.get(key)
         lanes[key] = LaneDelta(
             demand=b.demand if b else a.demand if a else 0.0,
             held_before=a.held if a else None,
@@ -83,20 +138,35 @@ def what_if(
             share_after=share(b),
         )
     flagged = sorted(
-        (key for key, d in lanes.items() if d.growth > threshold),
+        (key for key, d in lanes.items() if d.growth > limits.threshold),
         key=lambda key: (-lanes[key].growth, key),
     )
+    old_pools, new_pools = _on(old.pools, before.pools), _on(new.pools, after.pools)
     pools = {
-        name: _pool_delta(old.pools.get(name), new.pools.get(name))
-        for name in dict.fromkeys([*old.pools, *new.pools])
+        name: _pool_delta(old_pools.get(name), new_pools.get(name))
+        for name in dict.fromkeys([*old_pools, *new_pools])
     }
+    totals = PoolDelta(old.replica_hours, new.replica_hours, _peak(old), _peak(new))
     return WhatIf(
         lanes=lanes,
         pools=pools,
         flagged=flagged,
-        new_lanes=[key for key in new.lanes if key not in old.lanes],
-        removed_lanes=[key for key in old.lanes if key not in new.lanes],
+        new_lanes=[key for key in new_lanes if key not in old_lanes],
+        removed_lanes=[key for key in old_lanes if key not in new_lanes],
+        totals=totals,
+        flagged_pools=[name for name, delta in pools.items() if limits.flags(delta)],
+        flagged_totals=limits.flags(totals),
     )
+
+
+def _on(figures: Mapping[str, F], names: Collection[str]) -> dict[str, F]:
+    """The figures of the names a topology has, in the figures' order."""
+    return {name: f for name, f in figures.items() if name in names}
+
+
+def _peak(r: RunResult) -> int:
+    """The highest Σ in-service replicas over all pools at one tick."""
+    return int(max(r.series.replicas, default=0.0))
 
 
 def _pool_delta(a: PoolFigures | None, b: PoolFigures | None) -> PoolDelta:

@@ -4,7 +4,8 @@ recorded run (``golden.json``), so a change made for speed cannot move any figur
 Recorded per case: the SHA-256 of the command's JSON and table output (a real process, as a
 user runs it) and, per policy, of every figure at full precision (``repr`` of each float):
 lanes, pools, the summary figures and every series point (the series feed the chart and are not
-in the JSON). Cases: the two example traces (default tick; and 30 s ticks with a 45 s launch
+in the JSON), and the figures issue 21 added (pools, resources, admission, the series per
+resource). Cases: the two example traces (default tick; and 30 s ticks with a 45 s launch
 delay) and a 2-hour slice of the benchmark's fleet (1,000 lanes / 100 pools, many units decided
 together and alone, ``bench/simulate_inputs.py``) with what-if on a one-member move.
 
@@ -62,9 +63,24 @@ def _figures(results: dict[str, RunResult]) -> dict[str, dict[str, str]]:
                 [repr(x) for x in getattr(r.series, field)]
                 for field in ("times", "demand", "served", "capacity", "replicas")
             ],
+            # added by issue 21: each figure of the pools and resources, lanes' admission, and
+            # the per-resource series
+            "capacity_figures": {
+                kind: {k: repr(f) for k, f in figures.items()}
+                for kind, figures in (("pools", r.pools), ("resources", r.resources))
+            },
+            "admitted": {k: repr(f.admitted) for k, f in r.lanes.items()},
+            "resource_series": {
+                k: [[repr(x) for x in column or ()] for column in vars_of(s)]
+                for k, s in r.series.resources.items()
+            },
         }
         out[name] = {part: _sha(json.dumps(value)) for part, value in parts.items()}
     return out
+
+
+def vars_of(series: Any) -> list[Any]:
+    return [getattr(series, name) for name in series.__dataclass_fields__]
 
 
 def _run(*args: str | Path) -> str:

@@ -27,10 +27,13 @@ from arklow_pulumi.cli.whatif import whatif_document
 from arklow_pulumi.core.topology import Topology
 from arklow_pulumi.reading.files import load_topology
 from arklow_pulumi.simulation import simulating
-from arklow_pulumi.simulation.policies import BUILDERS, FAIR, POLICIES, rule_of
+from arklow_pulumi.simulation.batching import batches
+from arklow_pulumi.simulation.policies import FAIR, POLICIES, build
 from arklow_pulumi.simulation.sharding import assign, shard
-from arklow_pulumi.simulation.simulating import RunResult, run
+from arklow_pulumi.simulation.simulating import RunResult, Scenario, run
+from arklow_pulumi.simulation.stepping import UnitRun
 from arklow_pulumi.simulation.tracing import Trace, read_trace
+from arklow_pulumi.simulation.units import split
 from arklow_pulumi.simulation.whatif import what_if
 from tests.simulation.running import ARKLOW, arklow, assert_one_line_error
 
@@ -80,7 +83,7 @@ def _figures(results: dict[str, RunResult]) -> str:
 
 
 def _four(topo: Topology) -> dict[str, tuple[Topology, str]]:
-    return {name: (BUILDERS[name](topo), rule_of(name)) for name in POLICIES}
+    return {name: build(name, topo) for name in POLICIES}
 
 
 REAL_THREAD_CHECK = simulating.other_threads_running
@@ -144,6 +147,39 @@ def test_what_if_worker_count_does_not_change_a_bit(
     assert whatif_document(what_if(before, after, trace, 60.0, 120.0, jobs=2)) == doc
 
 
+def test_change_at_worker_count_does_not_change_a_bit(
+    fleet: tuple[Path, Path, Path], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The switched side's new runs take over groups stepped by other batches: they are tied
+    into one shard, so workers give the same figures as one process."""
+    started = _forks(monkeypatch)
+    before_path, after_path, trace_path = fleet
+    before, after = load_topology(before_path), load_topology(after_path)
+    trace = read_trace(trace_path, {**before.lanes_by_key, **after.lanes_by_key})
+    sides = {"before": Scenario(before), "after": Scenario(before, then=after, at=900.0)}
+    one = run(sides, trace, 60.0, 120.0, jobs=1, parallel_min=0)
+    two = run(sides, trace, 60.0, 120.0, jobs=2, parallel_min=0)
+    assert _figures(one) == _figures(two)
+    assert one["after"].lanes != one["before"].lanes  # the change moved something
+    if len(os.sched_getaffinity(0)) >= 2:
+        assert started == [2]
+
+
+def test_tied_batches_share_a_shard(fleet: tuple[Path, Path, Path]) -> None:
+    topo = load_topology(fleet[0])
+    groups = batches(
+        [UnitRun(u, 60.0, 120.0) for u in split(topo)], 64
+    )  # small batches: several shards
+    assert len(groups) >= 4
+    free = shard(groups)
+    tied = shard(groups, [(0, len(groups) - 1), (1, 2)])
+    assert [len(s.batches) for s in free] != [] and len(tied) <= len(free)
+    home = {id(b): s.index for s in tied for b in s.batches}
+    assert home[id(groups[0])] == home[id(groups[-1])]
+    assert home[id(groups[1])] == home[id(groups[2])]
+    assert sorted(id(b) for s in tied for b in s.batches) == sorted(id(b) for b in groups)
+
+
 def test_partition_is_fixed_by_the_inputs(
     fleet: tuple[Path, Path, Path], monkeypatch: pytest.MonkeyPatch
 ) -> None:
@@ -156,8 +192,10 @@ def test_partition_is_fixed_by_the_inputs(
         groups: list[Any] = []
         real = simulating.shard
 
-        def keep(batches: Any, groups: list[Any] = groups, real: Any = real) -> Any:
-            out = real(batches)
+        def keep(
+            batches: Any, ties: Any = (), *, groups: list[Any] = groups, real: Any = real
+        ) -> Any:
+            out = real(batches, ties)
             groups.extend(out)
             return out
 
@@ -249,16 +287,16 @@ def test_bad_jobs(command: str, value: str) -> None:
 # in a worker only, the batch holding the given lane raises or kills its own process.
 DRIVER = """
 import os, signal, sys
-from arklow_pulumi.simulation import simulating, stepping
+from arklow_pulumi.simulation import batching, simulating
 parent, lane, how = os.getpid(), sys.argv[1], sys.argv[2]
-real = stepping.Batch.step
+real = batching.Batch.step
 def step(self, k, now):
     if os.getpid() != parent and k == 5 and any(lane in r.unit.lane_keys for r in self.runs):
         if how == "raise":
             raise ValueError("boom in a worker")
         os.kill(os.getpid(), signal.SIGKILL)
     return real(self, k, now)
-stepping.Batch.step = step
+batching.Batch.step = step
 simulating.run.__kwdefaults__["parallel_min"] = 0
 from arklow_pulumi.cli.main import main
 sys.argv = ["arklow", *sys.argv[3:]]

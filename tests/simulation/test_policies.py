@@ -21,6 +21,19 @@ t300 all of b's 1. Scaling as arklow's (same pool demand). a served 2 × 32/9 + 
 b served 2 × 4/9 + 3 × 8/9 + 1 = 41/9.
 
 static: frozen at 2 replicas (4 units): a 3 at t0–t240, b 1 always: a 15, b 6; no action.
+
+single-tick: as arklow up to t240 (2 → 4 at t0: the single-tick decision is 4 too); at t300 it
+drops straight to 1 (1.1 units needed), a second scale action (the figures of t300 are made
+before the resize).
+
+static-peak: the pool's peak demand is 9 (t0–t240): 9.9 units → 5 replicas, clamped to max 4;
+frozen at 4 from the start (8 units): a 7 at t0–t240 = 35, b 6; 24 replica-ticks, 48 unit-ticks,
+no action (the first tick compares with the starting 4).
+
+standalone-sized: as standalone, but asg@a's max is the sizing of a's own peak (8 → 8.8 units →
+5 replicas) and asg@b's of b's (1 → 1.1 → 1). a starts at 1 replica with work held: straight to
+5 (one action), in service from t120: a served 2, 2, 10 capped at 8 × 3 = 28; b 1 × 6. Replicas
+a 1,1,5,5,5,5 + b 1 × 6 = 28; capacity 44 + 12 = 56.
 """
 
 from __future__ import annotations
@@ -66,7 +79,12 @@ EXPECTED_A = {
     "standalone": (16, 6, 16, 32, 1),
     "free-for-all": (256 / 9, 41 / 9, 20, 40, 1),
     "static": (15, 6, 12, 24, 0),
+    "single-tick": (27, 6, 20, 40, 2),
+    "static-peak": (35, 6, 24, 48, 0),
+    "standalone-sized": (28, 6, 28, 56, 1),
 }
+FIGURES = {"served_ratio", "utilization", "replica_hours", "scale_actions", "lanes"}
+ADDED = {"pools", "resources"}
 
 
 @pytest.fixture(scope="module")
@@ -74,20 +92,20 @@ def case_a(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Any]:
     tmp = tmp_path_factory.mktemp("case_a")
     topo = write_topology(tmp / "t.yaml", CASE_A)
     trace = write_trace(tmp / "trace.csv", TRACE_A)
-    return simulate_json(topo, trace)
+    return simulate_json(topo, trace, "--policies", "all")
 
 
 @pytest.mark.parametrize("policy", list(EXPECTED_A))
 def test_case_a_figures(case_a: dict[str, Any], policy: str) -> None:
     served_a, served_b, replica_ticks, capacity_ticks, actions = EXPECTED_A[policy]
     got = case_a["policies"][policy]
-    assert set(got) == {"served_ratio", "utilization", "replica_hours", "scale_actions", "lanes"}
-    assert got["lanes"]["a/x"] == {
+    assert set(got) == FIGURES | ADDED  # the contract's figures, and the added ones
+    assert {k: v for k, v in got["lanes"]["a/x"].items() if k != "admitted"} == {
         "demand": pytest.approx(40 * TICK_H),
         "served": pytest.approx(served_a * TICK_H),
         "held": pytest.approx((40 - served_a) * TICK_H),
     }
-    assert got["lanes"]["b/y"] == {
+    assert {k: v for k, v in got["lanes"]["b/y"].items() if k != "admitted"} == {
         "demand": pytest.approx(6 * TICK_H),
         "served": pytest.approx(served_b * TICK_H),
         "held": pytest.approx((6 - served_b) * TICK_H, abs=1e-12),
@@ -97,6 +115,51 @@ def test_case_a_figures(case_a: dict[str, Any], policy: str) -> None:
     assert got["utilization"] == pytest.approx(served / capacity_ticks)
     assert got["replica_hours"] == pytest.approx(replica_ticks * TICK_H)
     assert got["scale_actions"] == actions
+
+
+def test_case_a_arklow_pool_and_resource(case_a: dict[str, Any]) -> None:
+    """The pool gpu under arklow, tick by tick (t0 … t300): capacity 4, 4, 8, 8, 8, 8; demand
+    9 × 5 then 1; served 4, 4, 8, 8, 8, 1; in service 2, 2, 4, 4, 4, 4 (max 4 from t120: 4 ticks
+    at max); constrained while demand passes capacity (t0–t240: 5 ticks). Admitted: a
+    constrained pool admits its allocation; at t300 b (active, limit 10) may take the 7 unused
+    units as well: 8, so the pool admits 4 + 4 + 8 × 4 = 40 unit-ticks; a/x 27, b/y 5 + 8 = 13."""
+    got = case_a["policies"]["arklow"]
+    pool = {
+        "resource": "gpu",
+        "capacity": 40 * TICK_H,
+        "demand": 46 * TICK_H,
+        "served": 33 * TICK_H,
+        "held": 13 * TICK_H,
+        "admitted": 40 * TICK_H,
+        "utilization": 33 / 40,
+        "replica_hours": 20 * TICK_H,
+        "peak_replicas": 4,
+        "time_at_max_s": 4 * 60,
+        "constrained_ticks": 5,
+    }
+    assert got["pools"] == {"gpu": pytest.approx(pool)}
+    del pool["resource"]
+    assert got["resources"] == {"gpu": pytest.approx(pool)}
+    assert got["lanes"]["a/x"]["admitted"] == pytest.approx(27 * TICK_H)
+    assert got["lanes"]["b/y"]["admitted"] == pytest.approx(13 * TICK_H)
+
+
+def test_case_a_static_is_always_at_max(case_a: dict[str, Any]) -> None:
+    """Frozen at 2 replicas (min = max = 2): at its max on all 6 ticks; demand 9 passes its 4
+    units on t0–t240 (5 constrained ticks), 1 at t300 does not."""
+    pool = case_a["policies"]["static"]["pools"]["gpu"]
+    assert pool["time_at_max_s"] == 6 * 60
+    assert pool["constrained_ticks"] == 5
+    assert pool["peak_replicas"] == 2
+
+
+def test_case_a_standalone_sized_bounds(case_a: dict[str, Any]) -> None:
+    """Each member's own pool, its share's max sized for its own peak: a reaches 5 replicas
+    (standalone's share stops at 2), b stays at 1."""
+    pools = case_a["policies"]["standalone-sized"]["pools"]
+    assert pools["a/gpu"]["peak_replicas"] == 5
+    assert pools["b/gpu"]["peak_replicas"] == 1
+    assert case_a["policies"]["standalone"]["pools"]["a/gpu"]["peak_replicas"] == 2
 
 
 def test_policies_in_the_order_asked(tmp_path: Path) -> None:
@@ -161,6 +224,60 @@ def test_demand_above_limit_is_not_counted(tmp_path: Path) -> None:
     trace = write_trace(tmp_path / "trace.csv", [(0, "a/x", 50), (7200, "a/x", 50)])
     doc = simulate_json(topo, trace, "--tick", "3600", "--policies", "arklow")
     # ticks at 0, 1 h, 2 h: e = min(50, 4) = 4 each
-    assert doc["policies"]["arklow"]["lanes"]["a/x"] == {"demand": 12, "served": 12, "held": 0}
+    assert doc["policies"]["arklow"]["lanes"]["a/x"] == {
+        "demand": 12,
+        "served": 12,
+        "held": 0,
+        "admitted": 12,  # admission is capped by the limit, 4 a tick
+    }
     assert doc["policies"]["arklow"]["served_ratio"] == 1
     assert doc["policies"]["arklow"]["utilization"] == pytest.approx(12 / 30)
+
+
+def test_resource_figures_over_two_pools(tmp_path: Path) -> None:
+    """Pool p (2 units, no target) serves dp/x (demand 3); pool q (target t, 1 to 2 replicas of
+    1 unit, starting at 1) serves dq/y (demand 2, then 0 from 2 h). Ticks of an hour, launch
+    delay 0, t = 0 … 3 h. q: t0 holds work (2 on 1 unit): straight to 2 (its max), in service
+    from 1 h; at 2 h idle, down to 1 (the window has passed). So q is at its max at 1 h and 2 h
+    and constrained at 0 h only; p, which cannot grow, is at its max and constrained on all
+    four ticks. The resource is at its max only when both are (1 h, 2 h), constrained when
+    either is (all four)."""
+    doc_topo = {
+        "destinations": [
+            {"name": "dp", "resources": ["cpu"], "lanes": [{"name": "x", "limit": 10}]},
+            {"name": "dq", "resources": ["cpu"], "lanes": [{"name": "y", "limit": 10}]},
+        ],
+        "pools": [
+            {"name": "p", "resource": "cpu", "capacity": 2, "members": ["dp"]},
+            {
+                "name": "q",
+                "resource": "cpu",
+                "members": ["dq"],
+                "scale_targets": [
+                    {
+                        "kind": "aws_asg",
+                        "name": "t",
+                        "region": "us-east-1",
+                        "min_replicas": 1,
+                        "max_replicas": 2,
+                        "units_per_replica": 1,
+                        "replicas": 1,
+                    }
+                ],
+            },
+        ],
+    }
+    topo = write_topology(tmp_path / "t.yaml", doc_topo)
+    rows = [(0, "dp/x", 3), (0, "dq/y", 2), (7200, "dq/y", 0), (10800, "dq/y", 0)]
+    trace = write_trace(tmp_path / "trace.csv", rows)
+    doc = simulate_json(
+        topo, trace, "--tick", "3600", "--launch-delay", "0", "--policies", "arklow"
+    )["policies"]["arklow"]
+    p, q, cpu = doc["pools"]["p"], doc["pools"]["q"], doc["resources"]["cpu"]
+    assert (p["time_at_max_s"], p["constrained_ticks"], p["peak_replicas"]) == (14400, 4, 0)
+    assert (q["time_at_max_s"], q["constrained_ticks"], q["peak_replicas"]) == (7200, 1, 2)
+    assert (cpu["time_at_max_s"], cpu["constrained_ticks"], cpu["peak_replicas"]) == (7200, 4, 2)
+    assert q["replica_hours"] == cpu["replica_hours"] == 6
+    assert cpu["capacity"] == p["capacity"] + q["capacity"] == 8 + 6
+    assert cpu["served"] == 2 * 4 + (1 + 2)
+    assert cpu["utilization"] == pytest.approx(11 / 14)
