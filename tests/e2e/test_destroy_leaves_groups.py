@@ -12,7 +12,6 @@ from typing import Any
 
 import pytest
 
-from tests import aws_moto
 from tests.e2e.pulumi_cli import ARKLOW, REPO, Stack, write_project
 
 pytestmark = pytest.mark.e2e
@@ -34,16 +33,17 @@ def arklow(env: dict[str, str], *args: str) -> Any:
 
 
 def test_destroy_leaves_the_group_at_its_count_and_supply_set_scales_it_down(
-    tmp_path: Path,
+    tmp_path: Path, aws_env: dict[str, str]
 ) -> None:
-    server, url = aws_moto.start_server()
+    # The session's moto server and its gpu-workers group (moto servers in one process share
+    # their groups: a server of its own would redefine the group for the other tests).
+    source = (REPO / "examples" / "gpu_pool_asg" / "__main__.py").read_text()
+    project = write_project(tmp_path / "project", main_source=source, name="gpu-pool-asg")
+    stack = Stack(project, tmp_path, name="example", env=aws_env).init()
+    env = stack.env
+    before = arklow(env, "supply", "describe", *GROUP)["desired"]
     try:
-        aws_moto.make_asg(aws_moto.autoscaling_client(url), "gpu-workers", 0, 16, 4)
-        source = (REPO / "examples" / "gpu_pool_asg" / "__main__.py").read_text()
-        project = write_project(tmp_path / "project", main_source=source, name="gpu-pool-asg")
-        stack = Stack(project, tmp_path, name="example", env=aws_moto.aws_env(url)).init()
         stack.up()
-        env = stack.env
         arklow(env, "supply", "set", *GROUP, "--replicas", "7")  # as the controller would
         stack.destroy()
         assert stack.topology() == {"destinations": {}, "pools": {}}
@@ -52,4 +52,4 @@ def test_destroy_leaves_the_group_at_its_count_and_supply_set_scales_it_down(
         arklow(env, "supply", "set", *GROUP, "--replicas", "0")  # the documented way down
         assert arklow(env, "supply", "describe", *GROUP)["desired"] == 0
     finally:
-        server.stop()
+        arklow(env, "supply", "set", *GROUP, "--replicas", str(before))
