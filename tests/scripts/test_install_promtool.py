@@ -3,7 +3,7 @@ shared cache; a cached build of another version is rebuilt; a stopped build leav
 
 The script runs from a copy of itself in a temporary checkout, with ARKLOW_PROMTOOL_CACHE and
 HOME in a temporary directory (the machine's real cache is never touched) and a stand-in ``go``
-first on PATH (a real first build takes about 15 minutes): it answers ``env GOVERSION`` and
+first on PATH (a real first build takes 15 to 30 minutes): it answers ``env GOVERSION`` and
 ``install ...promtool@VERSION`` (taking FAKE_GO_SECONDS), writing a ``promtool`` that prints the
 version given to ``-X ...version.Version``, and logs each call."""
 
