@@ -90,7 +90,7 @@ def wait_for(probe: Any, what: str, deadline_s: float = 120.0) -> Any:
     while time.monotonic() < end:
         try:
             answer = probe()
-        except httpx.HTTPError:
+        except (httpx.HTTPError, ValueError, KeyError):  # not up yet: refused, 503 in plain text
             answer = None
         if answer:
             return answer
