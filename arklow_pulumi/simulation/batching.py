@@ -14,7 +14,7 @@ from arklow_pulumi.core.allocating import compile_topology
 from arklow_pulumi.core.deciding import Observed, Recommendation, TargetId, decide
 from arklow_pulumi.core.topology import Topology, frozen_map
 from arklow_pulumi.simulation.policies import PROPORTIONAL, SINGLE_TICK
-from arklow_pulumi.simulation.stepping import UnitRun, lane_columns
+from arklow_pulumi.simulation.stepping import UnitRun, lane_columns, picker
 
 
 class Batch:
@@ -51,7 +51,7 @@ class Batch:
             )
             index = compile_topology(self.topology).lane_index
             for r in runs:
-                r.positions = [index[key] for key in r.unit.lane_keys]
+                r.pick = picker([index[key] for key in r.unit.lane_keys])
 
     def step(self, k: int, now: float) -> list[UnitRun]:
         """Advance every unit one tick; the units whose decision was renewed."""
@@ -111,7 +111,7 @@ class Batch:
         )
         alloc, admit = lane_columns(decision.allocation)
         for r in changed:
-            r.take(decision, alloc, admit, r.positions)
+            r.take(decision, alloc, admit, r.pick)
 
 
 def batches(runs: Sequence[UnitRun], lanes: int, start: int = 0) -> list[Batch]:

@@ -32,18 +32,17 @@ def write_chart(results: Mapping[str, RunResult], path: Path) -> None:
         shown = False
         for n, (name, r) in enumerate(results.items()):
             series = r.series.resources.get(resource)
-            if series is None:
-                continue
+            if series is None or series.demand is None or series.capacity is None:
+                continue  # not a resource of this policy, or a run made without detail
             hours = [t / 3600 for t in r.series.times]
             color = colors[n % len(colors)]
             if not shown:
                 units.plot(hours, series.demand, label="demand", lw=1.2, color="black")
                 shown = True
             figures = r.resources[resource]
-            served = series.served if series.served is not None else [0.0] * len(hours)
             units.plot(
                 hours,
-                served,
+                series.served,
                 lw=1,
                 color=color,
                 label=f"{name} served ({figures.utilization:.1%} of capacity)",

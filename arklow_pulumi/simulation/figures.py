@@ -58,16 +58,16 @@ class PoolFigures:
 
 @dataclass(frozen=True, slots=True)
 class ResourceSeries:
-    """One resource's totals per tick over its pools: demand, served (only when the run was
-    asked for it: ``detail``, for charts) and capacity in pool units, in-service replicas, pools
-    below their max, constrained pools."""
+    """One resource's totals per tick over its pools: in-service replicas, pools below their
+    max, constrained pools; and, only when the run was asked for them (``detail``, for charts),
+    demand, served and capacity in pool units."""
 
-    demand: list[float]
-    served: list[float] | None
-    capacity: list[float]
     replicas: list[float]
     below_max: list[float]
     constrained: list[float]
+    demand: list[float] | None
+    served: list[float] | None
+    capacity: list[float] | None
 
 
 @dataclass(frozen=True, slots=True)

@@ -132,13 +132,15 @@ class TickRecorder:
         pools, targets, lanes = self.heads[r]
         unit = r.unit
         m = len(unit.pool_names)
-        served_units, held_units, admitted_units = [0.0] * m, [0.0] * m, [0.0] * m
+        demand_units, served_units = [0.0] * m, [0.0] * m
+        held_units, admitted_units = [0.0] * m, [0.0] * m
         lane_rows = {}
         for i, (e, a, x, incidences) in enumerate(
             zip(r.e, r.alloc, r.admit, unit.lane_pools, strict=True)
         ):
             held = e - a if e > a else 0.0
             for p, cost in incidences:
+                demand_units[p] += e * cost
                 served_units[p] += a * cost
                 held_units[p] += held * cost
                 admitted_units[p] += x * cost
@@ -156,7 +158,7 @@ class TickRecorder:
                 f"{targets[j]}{r.resources[p]},{text(units)},,,,,{in_service},{waiting},{want}"
             )
         pool_rows = {
-            p: f"{pools[p]}{r.resources[p]},{text(r.capacity[p])},{text(r.pool_units[p])},"
+            p: f"{pools[p]}{r.resources[p]},{text(r.capacity[p])},{text(demand_units[p])},"
             f"{text(served_units[p])},{text(held_units[p])},{text(admitted_units[p])},"
             f"{r.in_service[p]},{pending[p]},{desired[p]}"
             for p in range(m)

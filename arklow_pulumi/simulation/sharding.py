@@ -15,8 +15,8 @@ weights come from timing each batch over a slice of the benchmark's fleet (``ben
 Batches can be *tied*: a run that starts mid-replay (what-if's ``--change-at``) takes over the
 state of groups stepped by other batches, so a tied set of batches goes into one shard whole.
 
-A shard's series has the four totals and, per resource its runs draw from (in the run's order of
-resources), :data:`~.stepping.PER_RESOURCE` columns (:meth:`Shard.lay_out`).
+A shard's series has the four totals and, per resource its runs draw from, the runs' columns of
+it (:data:`~.stepping.COUNTS`, and :data:`~.stepping.UNITS` with ``detail``; :meth:`Shard.lay_out`).
 """
 
 from __future__ import annotations
@@ -25,7 +25,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 
 from arklow_pulumi.simulation.batching import Batch
-from arklow_pulumi.simulation.stepping import PER_RESOURCE, TOTALS, UnitRun
+from arklow_pulumi.simulation.stepping import TOTALS, UnitRun
 
 MAX_SHARDS = 8
 LANE_COST = 10
@@ -48,19 +48,21 @@ class Shard:
     batches: list[Batch] = field(default_factory=list)
     cost: int = 0
     resources: list[str] = field(default_factory=list)  # whose columns its series holds
+    per_resource: int = 0  # columns per resource
 
     @property
     def width(self) -> int:
         """Columns per tick of its series."""
-        return TOTALS + PER_RESOURCE * len(self.resources)
+        return TOTALS + self.per_resource * len(self.resources)
 
-    def lay_out(self, order: dict[str, int]) -> None:
+    def lay_out(self, order: dict[str, int], per_resource: int) -> None:
         """Its resources (ordered by ``order``, every resource's place among all) and each of
-        its runs' columns."""
+        its runs' columns (``per_resource`` for each of its resources)."""
         self.resources = sorted(
             {r for run in self.runs for r in run.resource_names}, key=order.__getitem__
         )
-        first = {name: TOTALS + PER_RESOURCE * i for i, name in enumerate(self.resources)}
+        self.per_resource = per_resource
+        first = {name: TOTALS + per_resource * i for i, name in enumerate(self.resources)}
         for run in self.runs:
             run.place(first)
 

@@ -49,7 +49,7 @@ from arklow_pulumi.simulation.figures import (
 from arklow_pulumi.simulation.forking import fork_available, map_forked, usable_cores
 from arklow_pulumi.simulation.policies import FAIR
 from arklow_pulumi.simulation.sharding import Shard, assign, shard
-from arklow_pulumi.simulation.stepping import PER_RESOURCE, TOTALS, Carry, Sums, UnitRun
+from arklow_pulumi.simulation.stepping import COUNTS, TOTALS, UNITS, Carry, Sums, UnitRun
 from arklow_pulumi.simulation.tracing import MAX_TICKS, Trace, changes, check_replay
 from arklow_pulumi.simulation.units import split
 
@@ -138,7 +138,7 @@ def run(
     shards = shard(plan.groups, plan.ties)
     order = {name: i for i, name in enumerate(plan.resources)}
     for sh in shards:
-        sh.lay_out(order)
+        sh.lay_out(order, COUNTS + (UNITS if detail else 0))
     if recorder is not None:
         recorder.place(names, {name: [r for r, _cut in plan.members[name]] for name in names})
     workers = worker_count(jobs, len(shards), ticks * sum(s.cost for s in shards), parallel_min)
@@ -306,7 +306,7 @@ def clock(
         for sh, totals, records in plan:
             for group in sh.batches:
                 for unit_run in group.step(k, now):
-                    cols, diffs = unit_run.cols, unit_run.delta()
+                    cols, diffs = unit_run.delta()
                     for s in unit_run.scenarios:
                         acc = totals[s]
                         for c, d in zip(cols, diffs, strict=True):
@@ -341,7 +341,7 @@ def _end(
         if p is None:  # stepped by another worker
             continue
         acc = accs[p][s]
-        for c, v in zip(unit_run.cols, unit_run.totals, strict=True):
+        for c, v in zip(*unit_run.counted(), strict=True):
             acc[c] -= v
         unit_run.stop_counting(k, s)
 
@@ -379,23 +379,25 @@ def _series(
     """A scenario's series: each tick's shard totals added in shard order, column by column;
     ``used``: the resources of its pools."""
     columns: list[list[float]] = [[0.0] * ticks for _ in range(TOTALS)]
-    by_resource = {name: [[0.0] * ticks for _ in range(PER_RESOURCE)] for name in used}
+    width = COUNTS + (UNITS if detail else 0)
+    by_resource = {name: [[0.0] * ticks for _ in range(width)] for name in used}
     for sh in shards:
         part = totals[sh.index].get(scenario)
         if part is None:
             continue
-        width = sh.width
+        step = sh.width
         for c in range(TOTALS):
-            columns[c] = list(map(add, columns[c], part[c::width]))
+            columns[c] = list(map(add, columns[c], part[c::step]))
         for i, name in enumerate(sh.resources):
             cols = by_resource.get(name)
             if cols is None:  # a resource of other scenarios only
                 continue
-            first = TOTALS + PER_RESOURCE * i
-            for c in range(PER_RESOURCE):
-                cols[c] = list(map(add, cols[c], part[first + c :: width]))
+            first = TOTALS + width * i
+            for c in range(width):
+                cols[c] = list(map(add, cols[c], part[first + c :: step]))
     demand, served, capacity, replicas = columns
-    resources = {}
-    for name, (demand_units, served_units, *rest) in by_resource.items():
-        resources[name] = ResourceSeries(demand_units, served_units if detail else None, *rest)
+    resources = {
+        name: ResourceSeries(*cols[:COUNTS], *(cols[COUNTS:] if detail else (None, None, None)))
+        for name, cols in by_resource.items()
+    }
     return Series([k * tick for k in range(ticks)], demand, served, capacity, replicas, resources)

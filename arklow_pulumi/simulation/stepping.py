@@ -15,10 +15,10 @@ groups take over the state of the groups it carries (:meth:`UnitRun.activate`).
 from __future__ import annotations
 
 from collections import deque
-from collections.abc import Hashable, Sequence
+from collections.abc import Callable, Hashable, Sequence
 from dataclasses import dataclass, replace
 from itertools import repeat
-from operator import add, mul, sub
+from operator import add, itemgetter, mul, sub
 from typing import TYPE_CHECKING
 
 from arklow_pulumi.core.allocating import Allocation, LaneResults, pool_pressure
@@ -33,10 +33,12 @@ if TYPE_CHECKING:
 
 # Per-tick totals of a unit, in the columns of :mod:`.simulating`'s series: Σ e, Σ allocation,
 # Σ capacity, in-service replicas; then per resource of the unit (in its order of first pool):
-# demand and served in pool units (Σ e × cost, Σ allocation × cost), capacity, in-service
-# replicas, pools below their max, constrained pools.
+# in-service replicas, pools below their max, constrained pools; and, with ``detail`` (charts),
+# demand, served and capacity in pool units (Σ e × cost, Σ allocation × cost, Σ capacity).
 TOTALS = 4
-PER_RESOURCE = 6
+COUNTS = 3
+UNITS = 3
+_TOTAL_COLUMNS = list(range(TOTALS))  # the four's columns: every shard's first
 
 
 @dataclass(slots=True)
@@ -140,7 +142,9 @@ class UnitRun:
         # each lane's demand, in ``unit.lane_keys`` order (0 until its first row)
         self.values = [0.0] * len(unit.lane_keys)
         self.batch: Batch | None = None
-        self.positions: list[int] | None = None  # its lanes' places in its batch's decision
+        # its lanes' figures out of a column of its batch's decision (:func:`picker`), or None
+        # when it is decided alone
+        self.pick: Callable[[Sequence[float]], Sequence[float]] | None = None
         self.scenarios: list[int] = []  # the scenarios (by position) that count this unit
         self.version = 0
         self.key: Hashable = None
@@ -150,15 +154,17 @@ class UnitRun:
         slot: dict[str, int] = {}
         self.resource_slot = [slot.setdefault(r, len(slot)) for r in self.resources]
         self.resource_names = list(slot)
-        self.cols: list[int] = []  # its totals' columns in its shard's series (:meth:`place`)
+        self.per_resource = COUNTS + (UNITS if detail else 0)
+        # its totals' columns in its shard's series (:meth:`place`): the four, then its blocks
+        self.cols: list[int] = []
         self.e = [0.0] * n
         self.e_sum = 0.0
         self.e_version = -1  # the demand version ``e`` (and what follows from it) was computed for
         self.pool_demand: dict[str, float] = {}  # the proportional rule's scaling demand
         self.pools_used: list[float] = []  # each pool's Σ e × cost
         self.pool_demand_version = -1
-        self.alloc = [0.0] * n
-        self.admit = self.alloc
+        self.alloc: Sequence[float] = [0.0] * n
+        self.admit: Sequence[float] = self.alloc
         self.capacity = [0.0] * m
         self.pool_units = [0.0] * m  # this tick's Σ e × cost per pool
         self.pool_served = [0.0] * m  # Σ allocation × cost per pool
@@ -173,14 +179,15 @@ class UnitRun:
         self.pool_now: list[float] = [0.0] * (4 * m)  # and as Sums.pools
         self.sums = Sums.zero(n, m)
         self.kept: dict[int, Sums] = {}  # per scenario it stopped counting for: its figures then
-        self.totals = [0.0] * (TOTALS + PER_RESOURCE * len(slot))
+        self.totals = (0.0, 0.0, 0.0, 0.0)  # the four last counted
+        self.block = [0.0] * (self.per_resource * len(slot))  # its resources' columns, too
 
     def place(self, columns: dict[str, int]) -> None:
         """Its totals' columns, given the first column of each resource in its shard's series."""
-        self.cols = list(range(TOTALS))
+        self.cols = list(_TOTAL_COLUMNS)
         for name in self.resource_names:
             first = columns[name]
-            self.cols += range(first, first + PER_RESOURCE)
+            self.cols += range(first, first + self.per_resource)
 
     def check(self, k: int, now: float) -> bool:
         """Observe the groups; True (figures so far counted) when the decision must be renewed."""
@@ -229,23 +236,22 @@ class UnitRun:
         decision: Decision,
         alloc: Sequence[float],
         admit: Sequence[float],
-        positions: Sequence[int] | None,
+        pick: Callable[[Sequence[float]], Sequence[float]] | None,
     ) -> None:
         """This tick's figures and desired counts from a decision covering this unit, whose
-        lanes' allocation and admission are ``alloc`` and ``admit`` (at ``positions``, or all of
-        them in order when the decision is this unit's alone)."""
+        lanes' allocation and admission are ``alloc`` and ``admit`` (as ``pick`` picks them out,
+        or all of them in order when the decision is this unit's alone)."""
         unit = self._start()
-        if positions is None:
-            self.alloc, self.admit = list(alloc), list(admit)
+        if pick is None:
+            self.alloc, self.admit = alloc, admit
         else:
-            self.alloc = [alloc[i] for i in positions]
-            self.admit = [admit[i] for i in positions] if admit is not alloc else self.alloc
+            self.alloc, self.admit = pick(alloc), pick(admit)
         pools = decision.allocation.pools
         results = [pools[name] for name in unit.pool_names]
         self.capacity = [r.capacity for r in results]
-        self.pool_units = [r.demand for r in results]
         self.constrained = [1 if r.state == "constrained" else 0 for r in results]
         if self.detail:
+            self.pool_units = [r.demand for r in results]
             self.pool_served = pool_sums(self.alloc, unit.lane_pools, len(results))
         self._now()
         if self.ids:
@@ -403,39 +409,44 @@ class UnitRun:
         self.kept[scenario] = self.sums.copy()
         self.scenarios.remove(scenario)
 
-    def delta(self) -> list[float]:
-        """The change in this unit's per-tick totals since it was last decided."""
-        capacity, in_service = self.capacity, self.in_service
-        new = [self.e_sum, sum(self.alloc), sum(capacity), float(sum(in_service))]
+    def delta(self) -> tuple[list[int], list[float]]:
+        """The change in this unit's per-tick totals since it was last decided: its columns and
+        their changes (only the four totals' when no column of its resources changed)."""
+        new = (self.e_sum, sum(self.alloc), sum(self.capacity), float(sum(self.in_service)))
+        old, self.totals = self.totals, new
+        diffs = [new[0] - old[0], new[1] - old[1], new[2] - old[2], new[3] - old[3]]
+        block = self._block()
+        if block == self.block:
+            return _TOTAL_COLUMNS, diffs
+        diffs += map(sub, block, self.block)
+        self.block = block
+        return self.cols, diffs
+
+    def _block(self) -> list[float]:
+        """This tick's columns of its resources (see :data:`COUNTS` and :data:`UNITS`)."""
+        in_service, at_max, constrained = self.in_service, self.at_max, self.constrained
         slots = self.resource_slot
         if len(slots) == 1:
-            new += (
-                self.pool_units[0],
-                self.pool_served[0],
-                capacity[0],
-                float(in_service[0]),
-                float(1 - self.at_max[0]),
-                float(self.constrained[0]),
-            )
-        else:
-            block = [0.0] * (PER_RESOURCE * len(self.resource_names))
-            units, served, at_max, constrained = (
-                self.pool_units,
-                self.pool_served,
-                self.at_max,
-                self.constrained,
-            )
-            for p, slot in enumerate(slots):
-                b = PER_RESOURCE * slot
-                block[b] += units[p]
-                block[b + 1] += served[p]
-                block[b + 2] += capacity[p]
-                block[b + 3] += in_service[p]
-                block[b + 4] += 1 - at_max[p]
-                block[b + 5] += constrained[p]
-            new += block
-        old, self.totals = self.totals, new
-        return list(map(sub, new, old))
+            block = [float(in_service[0]), float(1 - at_max[0]), float(constrained[0])]
+            if self.detail:
+                block += (self.pool_units[0], self.pool_served[0], self.capacity[0])
+            return block
+        width = self.per_resource
+        block = [0.0] * (width * len(self.resource_names))
+        for p, slot in enumerate(slots):
+            b = width * slot
+            block[b] += in_service[p]
+            block[b + 1] += 1 - at_max[p]
+            block[b + 2] += constrained[p]
+            if self.detail:
+                block[b + 3] += self.pool_units[p]
+                block[b + 4] += self.pool_served[p]
+                block[b + 5] += self.capacity[p]
+        return block
+
+    def counted(self) -> tuple[list[int], list[float]]:
+        """Its columns and what it last added to them."""
+        return self.cols, [*self.totals, *self.block]
 
     def flush(self, k: int) -> None:
         """Count the current per-tick figures for every tick since the last flush, up to ``k``.
@@ -452,6 +463,16 @@ class UnitRun:
         # s + x × n for each figure, in C: the same two operations per element
         s.lanes = list(map(add, s.lanes, map(mul, self.lane_now, times)))
         s.pools = list(map(add, s.pools, map(mul, self.pool_now, times)))
+
+
+def picker(positions: Sequence[int]) -> Callable[[Sequence[float]], Sequence[float]]:
+    """What picks the values at ``positions`` out of a column, in C."""
+    if not positions:
+        return lambda column: ()
+    if len(positions) == 1:
+        at = positions[0]
+        return lambda column: (column[at],)
+    return itemgetter(*positions)
 
 
 def lane_columns(allocation: Allocation) -> tuple[Sequence[float], Sequence[float]]:
