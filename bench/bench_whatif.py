@@ -65,6 +65,19 @@ def measure(days: int, tmp: Path) -> dict[str, Any]:
     }
 
 
+# Issue 21 (admission simulated, per pool and per resource figures, --change-at, the growth
+# flags): instructions (millions) of ``what-if`` per simulated hour of the bench fleet (hours
+# 1-2), one process, before (977b2b0) and after.
+IR21_HOUR = (385, 450)
+ISSUE21 = (
+    "**Issue 21** (admission simulated, per pool and per resource figures, `--change-at`, the "
+    "growth flags): cachegrind instructions of `what-if` per simulated hour of this fleet (hours "
+    f"1-2), one process, on 2 cores: {IR21_HOUR[0]}M before (977b2b0) → {IR21_HOUR[1]}M after "
+    f"({IR21_HOUR[1] / IR21_HOUR[0]:.2f}×; `simulate`: 1.13×, bench/RESULTS-simulate.md). The "
+    "7-day figures above were recorded before issue 21."
+)
+
+
 def report(m: dict[str, Any]) -> str:
     load = ", ".join(f"{x:.1f}" for x in os.getloadavg())
     sim, wi = m["simulate"], m["what_if"]
@@ -89,6 +102,8 @@ def report(m: dict[str, Any]) -> str:
             "",
             f"what-if / one simulate: {wi[1] / sim[1]:.2f}× CPU, {wi[0] / sim[0]:.2f}× wall "
             "(target ≤ 2×).",
+            "",
+            ISSUE21,
             "",
         ]
     )
