@@ -22,6 +22,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass
 
+from arklow_pulumi.simulation.sharing import pool_sums
 from arklow_pulumi.simulation.stepping import Sums, UnitRun
 
 
@@ -138,18 +139,29 @@ def result(
     )
 
 
+def pool_units(
+    e: Sequence[float],
+    alloc: Sequence[float],
+    admit: Sequence[float],
+    lane_pools: Sequence[Sequence[tuple[int, float]]],
+    pools: int,
+) -> tuple[list[float], list[float], list[float], list[float]]:
+    """Each pool's demand, served, held and admitted units from its lanes' ``e``, allocation
+    and admission (a tick's, or sums over ticks): Σ figure × the lane's cost in the pool."""
+    held = [x - a if x > a else 0.0 for x, a in zip(e, alloc, strict=True)]
+    return (
+        pool_sums(e, lane_pools, pools),
+        pool_sums(alloc, lane_pools, pools),
+        pool_sums(held, lane_pools, pools),
+        pool_sums(admit, lane_pools, pools),
+    )
+
+
 def _pools(r: UnitRun, sums: Sums, hours: float, tick: float) -> dict[str, PoolFigures]:
     unit = r.unit
-    m = len(unit.pool_names)
-    demand, served, held, admitted = [0.0] * m, [0.0] * m, [0.0] * m, [0.0] * m
-    lanes = zip(sums.e, sums.alloc, sums.admit, unit.lane_pools, strict=True)
-    for e, a, x, incidences in lanes:
-        h = max(e - a, 0.0)
-        for p, cost in incidences:
-            demand[p] += e * cost
-            served[p] += a * cost
-            held[p] += h * cost
-            admitted[p] += x * cost
+    demand, served, held, admitted = pool_units(
+        sums.e, sums.alloc, sums.admit, unit.lane_pools, len(unit.pool_names)
+    )
     capacity, replicas, at_max, constrained = (
         sums.capacity,
         sums.replicas,

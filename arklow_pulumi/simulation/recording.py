@@ -31,6 +31,7 @@ from typing import TextIO
 
 from arklow_pulumi.core.errors import InvalidInput
 from arklow_pulumi.core.topology import ScaleTarget
+from arklow_pulumi.simulation.figures import pool_units
 from arklow_pulumi.simulation.stepping import UnitRun
 
 HEADER = (
@@ -132,18 +133,11 @@ class TickRecorder:
         pools, targets, lanes = self.heads[r]
         unit = r.unit
         m = len(unit.pool_names)
-        demand_units, served_units = [0.0] * m, [0.0] * m
-        held_units, admitted_units = [0.0] * m, [0.0] * m
+        figures = pool_units(r.e, r.alloc, r.admit, unit.lane_pools, m)
+        demand_units, served_units, held_units, admitted_units = figures
         lane_rows = {}
-        for i, (e, a, x, incidences) in enumerate(
-            zip(r.e, r.alloc, r.admit, unit.lane_pools, strict=True)
-        ):
+        for i, (e, a, x) in enumerate(zip(r.e, r.alloc, r.admit, strict=True)):
             held = e - a if e > a else 0.0
-            for p, cost in incidences:
-                demand_units[p] += e * cost
-                served_units[p] += a * cost
-                held_units[p] += held * cost
-                admitted_units[p] += x * cost
             lane_rows[i] = f"{lanes[i]},,{text(e)},{text(a)},{text(held)},{text(x)},,,"
         pending, desired = [0] * m, [0] * m
         target_rows = {}
