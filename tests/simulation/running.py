@@ -49,3 +49,24 @@ def assert_one_line_error(proc: subprocess.CompletedProcess[str], *needles: str)
     assert "Traceback" not in proc.stderr
     for needle in needles:
         assert needle in lines[0], lines[0]
+
+
+def what_if_files(
+    tmp_path: Path,
+    before: dict[str, Any],
+    after: dict[str, Any],
+    trace: list[tuple[object, str, object]],
+    *extra: str,
+) -> subprocess.CompletedProcess[str]:
+    """``arklow what-if`` on the two topologies and the trace, written under ``tmp_path``."""
+    a = write_topology(tmp_path / "before.yaml", before)
+    b = write_topology(tmp_path / "after.yaml", after)
+    t = write_trace(tmp_path / "trace.csv", trace)
+    return arklow("what-if", "--before", a, "--after", b, "--trace", t, *extra)
+
+
+def document(proc: subprocess.CompletedProcess[str]) -> dict[str, Any]:
+    """A command's JSON, which must have exited 0."""
+    assert proc.returncode == 0, proc.stderr
+    doc: dict[str, Any] = json.loads(proc.stdout)
+    return doc

@@ -15,7 +15,11 @@ from typing import Any
 
 import pytest
 
-from tests.simulation.running import arklow, assert_one_line_error, write_topology, write_trace
+from tests.simulation.running import (
+    assert_one_line_error,
+    document,
+    what_if_files,
+)
 
 H = 1 / 60
 TRACE = [(0, "d/x", 10), (600, "d/x", 10)]
@@ -53,16 +57,7 @@ def target(name: str, max_replicas: int, replicas: int) -> dict[str, Any]:
 def what_if(
     tmp_path: Path, before: dict[str, Any], after: dict[str, Any], *extra: str, trace: Any = None
 ) -> Any:
-    a = write_topology(tmp_path / "before.yaml", before)
-    b = write_topology(tmp_path / "after.yaml", after)
-    t = write_trace(tmp_path / "trace.csv", TRACE if trace is None else trace)
-    return arklow("what-if", "--before", a, "--after", b, "--trace", t, *extra)
-
-
-def document(proc: Any) -> dict[str, Any]:
-    assert proc.returncode == 0, proc.stderr
-    doc: dict[str, Any] = json.loads(proc.stdout)
-    return doc
+    return what_if_files(tmp_path, before, after, TRACE if trace is None else trace, *extra)
 
 
 def test_raised_max_at_the_change(tmp_path: Path) -> None:

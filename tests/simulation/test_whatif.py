@@ -16,7 +16,11 @@ from typing import Any
 
 import pytest
 
-from tests.simulation.running import arklow, assert_one_line_error, write_topology, write_trace
+from tests.simulation.running import (
+    assert_one_line_error,
+    document,
+    what_if_files,
+)
 
 BEFORE: dict[str, Any] = {
     "destinations": [
@@ -61,16 +65,7 @@ def moved(max_replicas: int = 2) -> dict[str, Any]:
 def what_if(
     tmp_path: Path, before: dict[str, Any], after: dict[str, Any], *extra: str, trace: Any = None
 ) -> Any:
-    a = write_topology(tmp_path / "before.yaml", before)
-    b = write_topology(tmp_path / "after.yaml", after)
-    t = write_trace(tmp_path / "trace.csv", TRACE if trace is None else trace)
-    return arklow("what-if", "--before", a, "--after", b, "--trace", t, *extra)
-
-
-def document(proc: Any) -> dict[str, Any]:
-    assert proc.returncode == 0, proc.stderr
-    doc: dict[str, Any] = json.loads(proc.stdout)
-    return doc
+    return what_if_files(tmp_path, before, after, TRACE if trace is None else trace, *extra)
 
 
 def test_move_that_starves_a_quiet_lane_is_flagged(tmp_path: Path) -> None:
