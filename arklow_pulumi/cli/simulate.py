@@ -120,7 +120,6 @@ def simulate_document(results: Mapping[str, RunResult]) -> dict[str, Any]:
                         "demand": number(lane.demand),
                         "served": number(lane.served),
                         "held": number(lane.held),
-                        "admitted": number(lane.admitted),
                     }
                     for key, lane in r.lanes.items()
                 },

@@ -10,19 +10,17 @@ from collections.abc import Mapping
 from pathlib import Path
 
 from arklow_pulumi.core.errors import InvalidInput
+from arklow_pulumi.extras import require
 from arklow_pulumi.simulation.figures import RunResult
 
 
 def write_chart(results: Mapping[str, RunResult], path: Path) -> None:
-    try:
-        import matplotlib
+    require("charts", "option '--chart'")
+    import matplotlib
 
-        matplotlib.use("Agg")
-        import matplotlib.pyplot as plt
-    except ImportError as exc:
-        raise InvalidInput.one(
-            "option '--chart'", "chart", "needs matplotlib (pip install matplotlib)"
-        ) from exc
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
     resources = list(dict.fromkeys(name for r in results.values() for name in r.resources))
     rows = max(1, 2 * len(resources))
     fig, axes = plt.subplots(rows, 1, figsize=(11, 2.6 * rows), sharex=True, squeeze=False)
