@@ -5,7 +5,8 @@ one per (kind, region) for Auto Scaling groups and per (kind, project) for manag
 groups, described in parallel by a bounded thread pool; inside a partition the binding batches
 as it always does (100 ASG names per call, aggregated MIG listings), so N ASGs in one region still
 cost ⌈N/100⌉ describe calls. One partition failing does not hide the others:
-:meth:`SupplyRouter.describe_partial` returns the failure per group, and the plain
+:meth:`SupplyRouter.describe_partial` returns the failure per group (a failure naming one group
+of a partition is that group's alone), and the plain
 :meth:`SupplyRouter.describe` (the contract's) raises it.
 """
 
@@ -52,7 +53,8 @@ class Described:
 
     found: Mapping[GroupRef, GroupState]
     failed: Mapping[GroupRef, SupplyError] = field(default_factory=dict)
-    calls: int = 0  # binding describe calls made (one per partition)
+    calls: int = 0  # binding describe calls made (one per partition, and one more per group
+    # whose own failure took it out of its partition's batch)
 
 
 class SupplyRouter(LockedState):
@@ -82,24 +84,39 @@ class SupplyRouter(LockedState):
         for ref in dict.fromkeys(refs):
             parts[partition_of(ref)].append(ref)
         batches = list(parts.values())
-
-        def one(batch: list[GroupRef]) -> Mapping[GroupRef, GroupState] | SupplyError:
-            try:
-                return self.binding(batch[0]).describe(batch, detail=detail)
-            except SupplyError as exc:
-                return exc
-
-        results = in_parallel(one, batches, self.max_workers)
-        with self._lock:
-            self.describe_calls += len(batches)
+        results = in_parallel(lambda b: self._describe_batch(b, detail), batches, self.max_workers)
         found: dict[GroupRef, GroupState] = {}
         failed: dict[GroupRef, SupplyError] = {}
-        for batch, result in zip(batches, results, strict=True):
-            if isinstance(result, SupplyError):
-                failed.update(dict.fromkeys(batch, result))
-            else:
-                found.update(result)
-        return Described(found, failed, len(batches))
+        calls = 0
+        for part in results:
+            found.update(part.found)
+            failed.update(part.failed)
+            calls += part.calls
+        with self._lock:
+            self.describe_calls += calls
+        return Described(found, failed, calls)
+
+    def _describe_batch(self, batch: list[GroupRef], detail: bool) -> Described:
+        """One partition's describe. A failure that names one group of the batch is that group's
+        alone: the others are described again without it, so one broken group neither hides
+        the rest nor lends them its message. A failure naming no group of the batch (the
+        endpoint, the credentials) is every group's."""
+        failed: dict[GroupRef, SupplyError] = {}
+        remaining = list(batch)
+        calls = 0
+        while remaining:
+            calls += 1
+            try:
+                found = self.binding(remaining[0]).describe(remaining, detail=detail)
+            except SupplyError as exc:
+                if exc.ref is not None and exc.ref in remaining and len(remaining) > 1:
+                    failed[exc.ref] = exc
+                    remaining.remove(exc.ref)
+                    continue
+                failed.update(dict.fromkeys(remaining, exc))
+                return Described({}, failed, calls)
+            return Described(found, failed, calls)
+        return Described({}, failed, calls)
 
     def describe(
         self, refs: Sequence[GroupRef], *, detail: bool = True
