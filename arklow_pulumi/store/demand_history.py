@@ -36,7 +36,7 @@ from operator import itemgetter
 from typing import Any
 from weakref import WeakKeyDictionary
 
-from sqlalchemy import Connection, Table, delete, func, select
+from sqlalchemy import Connection, delete, func, select
 
 from arklow_pulumi.store.engine import Store
 from arklow_pulumi.store.history_packing import (
@@ -47,9 +47,10 @@ from arklow_pulumi.store.history_packing import (
     unpack_lanes,
 )
 from arklow_pulumi.store.runtime_tables import DemandLaneRow, DemandTickRow
+from arklow_pulumi.store.tables import table_of
 
-LANES: Table = DemandLaneRow.__table__  # type: ignore[assignment]
-TICKS: Table = DemandTickRow.__table__  # type: ignore[assignment]
+LANES = table_of(DemandLaneRow)
+TICKS = table_of(DemandTickRow)
 TICK_COLUMNS = ("tick", "at", "n", "lanes", "demands")
 
 _LANE_IDS: WeakKeyDictionary[Store, dict[str, int]] = WeakKeyDictionary()

@@ -12,9 +12,9 @@ from sqlalchemy import select
 from sqlalchemy.exc import DBAPIError
 
 from arklow_pulumi.store.engine import Store, StoreError, reading
-from arklow_pulumi.store.tables import TopologyRevisionRow
+from arklow_pulumi.store.tables import TopologyRevisionRow, table_of
 
-_COLUMN = TopologyRevisionRow.__table__.c.revision
+_COLUMN = table_of(TopologyRevisionRow).c.revision
 
 
 def topology_revision(store: Store) -> int:

@@ -42,14 +42,15 @@ from arklow_pulumi.store.runtime_tables import (
     RecommendationRow,
     TargetStateRow,
 )
+from arklow_pulumi.store.tables import table_of
 
-LEASE: Table = ControllerLeaseRow.__table__  # type: ignore[assignment]
-TARGETS: Table = TargetStateRow.__table__  # type: ignore[assignment]
-RECOMMENDATIONS: Table = RecommendationRow.__table__  # type: ignore[assignment]
-REPORTS: Table = DemandReportRow.__table__  # type: ignore[assignment]
+LEASE = table_of(ControllerLeaseRow)
+TARGETS = table_of(TargetStateRow)
+RECOMMENDATIONS = table_of(RecommendationRow)
+REPORTS = table_of(DemandReportRow)
 HISTORY: Table = TICKS  # the demand history: one packed row per tick (demand_history.py)
 HISTORY_LANES: Table = LANES
-PUBLISHED: Table = PublishedRow.__table__  # type: ignore[assignment]
+PUBLISHED = table_of(PublishedRow)
 
 PUBLISHED_NAME = "admission"
 # Rows pruned at a time: recommendation rows; for the demand history, lane rows (whole tick rows

@@ -39,17 +39,23 @@ from arklow_pulumi.core.topology import (
 )
 from arklow_pulumi.reading.spec import policy_from_document
 from arklow_pulumi.store.identity import Claim, Identity
-from arklow_pulumi.store.tables import DestinationRow, MembershipRow, PoolRow, ScaleTargetRow
+from arklow_pulumi.store.tables import (
+    DestinationRow,
+    MembershipRow,
+    PoolRow,
+    ScaleTargetRow,
+    table_of,
+)
 from arklow_pulumi.topology_documents import (
     destination_document,
     lane_from_document,
     pool_document,
 )
 
-DESTINATIONS: Table = DestinationRow.__table__  # type: ignore[assignment]
-POOLS: Table = PoolRow.__table__  # type: ignore[assignment]
-MEMBERSHIPS: Table = MembershipRow.__table__  # type: ignore[assignment]
-TARGETS: Table = ScaleTargetRow.__table__  # type: ignore[assignment]
+DESTINATIONS = table_of(DestinationRow)
+POOLS = table_of(PoolRow)
+MEMBERSHIPS = table_of(MembershipRow)
+TARGETS = table_of(ScaleTargetRow)
 
 
 @dataclass(frozen=True)

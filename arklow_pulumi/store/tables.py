@@ -16,7 +16,7 @@ have none. See :mod:`arklow_pulumi.store.identity`.
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, cast
 
 from sqlalchemy import (
     JSON,
@@ -27,6 +27,7 @@ from sqlalchemy import (
     Integer,
     MetaData,
     String,
+    Table,
     Text,
 )
 from sqlalchemy.orm import DeclarativeBase, Mapped, mapped_column
@@ -42,6 +43,12 @@ NAMING = {
 
 class Base(DeclarativeBase):
     metadata = MetaData(naming_convention=NAMING)
+
+
+def table_of(row: type[Base]) -> Table:
+    """The Core table of a row class, for ``select``/``insert``/``update`` and their columns
+    (SQLAlchemy types ``__table__`` as a ``FromClause``; a declarative class's is a ``Table``)."""
+    return cast(Table, row.__table__)
 
 
 class Identity:
