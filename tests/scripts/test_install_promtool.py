@@ -1,24 +1,24 @@
 """scripts/install-promtool: a first build into the cache, then the cached one; its lock on the
 shared cache; a cached build of another version is rebuilt; a stopped build leaves nothing.
 
-The script runs from a copy of itself in a temporary checkout, with ARKLOW_PROMTOOL_CACHE and
-HOME in a temporary directory (the machine's real cache is never touched) and a stand-in ``go``
-first on PATH (a real first build takes 15 to 30 minutes): it answers ``env GOVERSION`` and
-``install ...promtool@VERSION`` (taking FAKE_GO_SECONDS), writing a ``promtool`` that prints the
-version given to ``-X ...version.Version``, and logs each call."""
+The script runs in :mod:`tests.scripts.install_sandbox`'s sandbox, its cache in
+ARKLOW_PROMTOOL_CACHE (a real first build takes 15 to 30 minutes); the stand-in ``go`` answers
+``env GOVERSION`` and ``install ...promtool@VERSION`` (taking FAKE_GO_SECONDS), writing a
+``promtool`` that prints the version given to ``-X ...version.Version``, and logs each call."""
 
 from __future__ import annotations
 
-import fcntl
-import shutil
-import signal
-import subprocess
-import time
 from pathlib import Path
 
 import pytest
 
-from tests.e2e.pulumi_cli import REPO
+from tests.scripts.install_sandbox import (
+    Sandbox,
+    check_a_held_lock_is_waited_for,
+    check_a_stopped_build_leaves_no_lock_and_no_half_build,
+    check_two_checkouts_build_the_shared_cache_once,
+    finish,
+)
 
 VERSION = "v0.316.0"
 FAKE_GO = r"""#!/usr/bin/env python3
@@ -43,58 +43,19 @@ else:
 """
 
 
-class Sandbox:
-    def __init__(self, root: Path) -> None:
-        self.root = root
-        self.repo = root / "repo"
-        self.cache = root / "cache"
-        self.log = root / "go.log"
-        (self.repo / "scripts").mkdir(parents=True)
-        shutil.copy(REPO / "scripts" / "install-promtool", self.repo / "scripts")
-        bin_dir = root / "bin"
-        bin_dir.mkdir()
-        (bin_dir / "go").write_text(FAKE_GO)
-        (bin_dir / "go").chmod(0o755)
-        (root / "home").mkdir()
-        self.env = {
-            "PATH": f"{bin_dir}:/usr/bin:/bin",
-            "HOME": str(root / "home"),
-            "ARKLOW_PROMTOOL_CACHE": str(self.cache),
-            "PROMTOOL_INSTALL_HEARTBEAT": "1",
-            "FAKE_GO_LOG": str(self.log),
-            "FAKE_WANT": VERSION,
-            "FAKE_GO_SECONDS": "0",
-        }
-
-    def start(
-        self, seconds: float = 0, repo: Path | None = None, **env: str
-    ) -> subprocess.Popen[str]:
-        return subprocess.Popen(
-            [str((repo or self.repo) / "scripts" / "install-promtool")],
-            env={**self.env, "FAKE_GO_SECONDS": str(seconds), **env},
-            stdout=subprocess.PIPE,
-            stderr=subprocess.PIPE,
-            text=True,
-        )
-
-    def builds(self) -> int:
-        lines = self.log.read_text().splitlines() if self.log.exists() else []
-        return sum(1 for line in lines if line.startswith("install"))
-
-    def second_checkout(self) -> Path:
-        other = self.root / "repo2"
-        shutil.copytree(self.repo, other, ignore=shutil.ignore_patterns(".tools"))
-        return other
-
-
-def finish(proc: subprocess.Popen[str], timeout: float = 60) -> tuple[int, str, str]:
-    out, err = proc.communicate(timeout=timeout)
-    return proc.returncode, out, err
-
-
 @pytest.fixture
 def box(tmp_path: Path) -> Sandbox:
-    return Sandbox(tmp_path)
+    return Sandbox(
+        tmp_path,
+        "install-promtool",
+        "promtool",
+        FAKE_GO,
+        {
+            "ARKLOW_PROMTOOL_CACHE": str(tmp_path / "cache"),
+            "PROMTOOL_INSTALL_HEARTBEAT": "1",
+            "FAKE_WANT": VERSION,
+        },
+    )
 
 
 def test_a_first_build_says_what_it_does_then_the_cache_is_used(box: Sandbox) -> None:
@@ -114,29 +75,11 @@ def test_a_first_build_says_what_it_does_then_the_cache_is_used(box: Sandbox) ->
 
 
 def test_two_checkouts_build_the_shared_cache_once(box: Sandbox) -> None:
-    first = box.start(seconds=3)
-    time.sleep(1.0)  # the first holds the lock and builds
-    second = box.start(seconds=3, repo=box.second_checkout())
-    (code1, _, err1), (code2, out2, err2) = finish(first), finish(second)
-    assert (code1, code2) == (0, 0), err1 + err2
-    assert box.builds() == 1
-    assert "waiting for another install-promtool building the shared cache (pid " in err2
-    assert str(box.repo) in err2  # names the checkout holding the lock
-    assert any("still waiting for" in line for line in err2.splitlines())
-    assert "cached build in" in out2
-    assert (box.root / "repo2" / ".tools" / "bin" / "promtool").resolve().is_file()
+    check_two_checkouts_build_the_shared_cache_once(box)
 
 
 def test_a_held_lock_is_waited_for(box: Sandbox) -> None:
-    box.cache.mkdir()
-    with open(box.cache / ".lock", "a") as held:
-        fcntl.flock(held, fcntl.LOCK_EX)
-        proc = box.start()
-        time.sleep(2.5)
-        assert proc.poll() is None and box.builds() == 0
-    code, _, err = finish(proc)
-    assert code == 0, err
-    assert box.builds() == 1
+    check_a_held_lock_is_waited_for(box)
 
 
 def test_a_cached_build_of_another_version_is_rebuilt(box: Sandbox) -> None:
@@ -152,31 +95,4 @@ def test_a_cached_build_of_another_version_is_rebuilt(box: Sandbox) -> None:
 
 
 def test_a_stopped_build_leaves_no_lock_and_no_half_build(box: Sandbox) -> None:
-    proc = box.start(seconds=30)
-    deadline = time.monotonic() + 60
-    while box.builds() == 0:
-        assert time.monotonic() < deadline and proc.poll() is None
-        time.sleep(0.2)
-    proc.send_signal(signal.SIGTERM)
-    code, _, _ = finish(proc, timeout=30)
-    assert code == 143
-    assert not list(box.cache.glob(".build.*"))
-    for pid in Path(f"{box.log}.pids").read_text().split():
-        assert _ends(int(pid)), f"go (pid {pid}) still runs"
-    started = time.monotonic()
-    code, _, err = finish(box.start())
-    assert code == 0, err
-    assert time.monotonic() - started < 20 and "waiting" not in err
-
-
-def _ends(pid: int, within: float = 10.0) -> bool:
-    deadline = time.monotonic() + within
-    while time.monotonic() < deadline:
-        try:
-            state = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()[0]
-        except (FileNotFoundError, ProcessLookupError):
-            return True
-        if state == "Z":
-            return True
-        time.sleep(0.1)
-    return False
+    check_a_stopped_build_leaves_no_lock_and_no_half_build(box)
