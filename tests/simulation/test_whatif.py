@@ -4,7 +4,8 @@ deltas, raising the pool's max removes the flag, a lane only after the change is
 Before: quiet (lane q, limit 10) runs alone on 10 units of its own; noisy (lane n, limit 100)
 has pool busy, one target of 5 units per replica at 2 replicas (max 2). Demand q = 8 and n = 100
 for two hours (121 ticks of one minute). After the move, quiet shares busy (10 units): fair share
-5 each, so q is held 3 of 8 every tick (37.5%).
+5 each, so q is held 3 of 8 every tick (37.5%). The topologies are :mod:`tests.whatif.stacking`'s,
+which ``arklow what-if --stack`` is tested on.
 """
 
 from __future__ import annotations
@@ -21,45 +22,10 @@ from tests.simulation.running import (
     document,
     what_if_files,
 )
+from tests.whatif.stacking import BEFORE, moved
 
-BEFORE: dict[str, Any] = {
-    "destinations": [
-        {
-            "name": "quiet",
-            "resources": ["cpu"],
-            "standalone_capacity": {"cpu": 10},
-            "lanes": [{"name": "q", "limit": 10}],
-        },
-        {"name": "noisy", "resources": ["cpu"], "lanes": [{"name": "n", "limit": 100}]},
-    ],
-    "pools": [
-        {
-            "name": "busy",
-            "resource": "cpu",
-            "members": ["noisy"],
-            "scale_targets": [
-                {
-                    "kind": "aws_asg",
-                    "name": "busy-asg",
-                    "region": "us-east-1",
-                    "min_replicas": 1,
-                    "max_replicas": 2,
-                    "units_per_replica": 5,
-                    "replicas": 2,
-                }
-            ],
-        }
-    ],
-}
 TICKS = 121
 TRACE = [(0, "quiet/q", 8), (0, "noisy/n", 100), (7200, "quiet/q", 8)]
-
-
-def moved(max_replicas: int = 2) -> dict[str, Any]:
-    doc = copy.deepcopy(BEFORE)
-    doc["pools"][0]["members"] = ["noisy", "quiet"]
-    doc["pools"][0]["scale_targets"][0]["max_replicas"] = max_replicas
-    return doc
 
 
 def what_if(
