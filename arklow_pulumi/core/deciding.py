@@ -19,8 +19,10 @@ target. Nothing here reads a clock, a store or a cloud.
   pool's own capacity holds work (servable demand above its in-service capacity) its targets go
   to the recommendation in one step and none scales down; otherwise tolerance on the pool's
   needed units against what its targets supply (in-service + pending), immediate but bounded
-  scale-up, windowed and bounded scale-down. Pending replicas are current supply, so they are
-  never requested twice.
+  scale-up, windowed and bounded scale-down, and no move that turns the target's last move
+  (``moves``) around within the window unless it takes held work up. Pending replicas are
+  current supply, so they are never requested twice. Each target's decision carries its last
+  move once applied (``move``): the caller keeps it for the next tick.
 - ``single_tick=True`` is the unsmoothed rule (the simulator's ``single-tick`` policy): every
   target goes to ``arklow allocate``'s single-tick decision of the pool's own demand, clamped to
   its bounds; no servable demand, no scale policy.
@@ -43,7 +45,14 @@ from arklow_pulumi.core.allocating import (
     compile_topology,
     servable_demands,
 )
-from arklow_pulumi.core.policy import ScalePolicy, clamp, next_replicas, within_tolerance
+from arklow_pulumi.core.policy import (
+    Move,
+    ScalePolicy,
+    clamp,
+    move_after,
+    next_replicas,
+    within_tolerance,
+)
 from arklow_pulumi.core.topology import Pool, ScaleTarget, Topology
 
 
@@ -83,6 +92,7 @@ class TargetDecision:
     recommended: int  # this tick's single-tick decision (after clamp), goes into the history
     desired: int  # after the scale policy; always within [min, max]
     current: int  # in_service + pending as observed
+    move: Move | None = None  # the target's last move once ``desired`` is applied
 
 
 @dataclass(frozen=True, slots=True)
@@ -92,6 +102,7 @@ class Decision:
 
 
 _NO_HISTORY: Sequence[Recommendation] = ()
+_NO_MOVES: Mapping[TargetId, Move] = MappingProxyType({})
 
 
 def observed_of(pool: Pool, target: ScaleTarget, observed: Mapping[TargetId, Observed]) -> Observed:
@@ -214,12 +225,15 @@ def decide(
     *,
     admission: bool = True,
     single_tick: bool = False,
+    moves: Mapping[TargetId, Move] = _NO_MOVES,
 ) -> Decision:
     """Allocation for every lane and the replica count for every scale target (see module doc).
 
-    ``admission=False`` skips admission (see :func:`~arklow_pulumi.core.allocating.allocate`);
-    the allocation, pools and target decisions are the same. ``single_tick=True`` applies the
-    unsmoothed single-tick rule instead of the scale policy.
+    ``moves`` holds each target's last move (what the previous decisions' ``move`` said); a
+    target without one has not moved. ``admission=False`` skips admission (see
+    :func:`~arklow_pulumi.core.allocating.allocate`); the allocation, pools and target decisions
+    are the same. ``single_tick=True`` applies the unsmoothed single-tick rule instead of the
+    scale policy.
     """
     seen, capacity = _seen(topo, observed)
     allocation = allocate(topo, demand, capacity, admission=admission)
@@ -227,17 +241,19 @@ def decide(
     pools = allocation.pools
     if single_tick:
         for plan, found in seen:
-            _single_tick_pool(plan, pools[plan.name], found, targets)
+            _single_tick_pool(plan, pools[plan.name], found, moves, now, targets)
         return Decision(allocation=allocation, targets=targets)
     servable = servable_demands(topo, allocation)
-    sized = None if servable is None else compile_topology(topo).sizings.desired(servable)
+    sizing = None
+    if servable is not None:
+        sizing = servable, compile_topology(topo).sizings.desired(servable)
     for plan, found in seen:
         result = pools[plan.name]
-        if servable is None or sized is None:
+        if sizing is None:
             need, recs = result.demand, result.desired_by_target
         else:
-            need, recs = servable[plan.index], sized[plan.index]
-        _decide_pool(plan, result.capacity, need, recs, found, history, now, targets)
+            need, recs = sizing[0][plan.index], sizing[1][plan.index]
+        _decide_pool(plan, result.capacity, need, recs, found, history, moves, now, targets)
     return Decision(allocation=allocation, targets=targets)
 
 
@@ -245,12 +261,17 @@ def _single_tick_pool(
     plan: _PoolTargets,
     result: PoolResult,
     seen: list[Observed],
+    moves: Mapping[TargetId, Move],
+    now: float,
     out: dict[TargetId, TargetDecision],
 ) -> None:
     """The unsmoothed rule: every target at the pool's single-tick decision, within its bounds."""
     for entry, o, rec in zip(plan.targets, seen, result.desired_by_target, strict=True):
+        tid = entry.tid
         rec = clamp(rec, entry.low, entry.high)
-        out[entry.tid] = TargetDecision(entry.tid, rec, rec, o.in_service + o.pending)
+        current = o.in_service + o.pending
+        move = move_after(moves.get(tid), current, rec, now)
+        out[tid] = TargetDecision(tid, rec, rec, current, move)
 
 
 def _decide_pool(
@@ -260,6 +281,7 @@ def _decide_pool(
     recs: Sequence[int],
     seen: list[Observed],
     history: Mapping[TargetId, Sequence[Recommendation]],
+    moves: Mapping[TargetId, Move],
     now: float,
     out: dict[TargetId, TargetDecision],
     /,
@@ -284,6 +306,7 @@ def _decide_pool(
     for entry, current, rec in zip(plan.targets, currents, recs, strict=True):
         tid, lo, hi = entry.tid, entry.low, entry.high
         rec = clamp(rec, lo, hi)
+        last = moves.get(tid)
         if settle:
             desired = lo
         elif hold:
@@ -303,5 +326,8 @@ def _decide_pool(
                 low=lo,
                 high=hi,
                 held=held,
+                last=last,
+                now=now,
             )
-        out[tid] = TargetDecision(tid, rec, desired, current)
+        move = move_after(last, current, desired, now)
+        out[tid] = TargetDecision(tid, rec, desired, current, move)

@@ -14,6 +14,10 @@ target's current count (in-service plus pending replicas):
 - **scale down** only to the *highest* recommendation seen within ``scale_down_window_s``
   (this tick's included), at most ``max(max_step_down, max_step_down_percent % of current)``
   per tick;
+- **no reversal churn**: a target whose last move (:class:`Move`) is younger than
+  ``scale_down_window_s`` does not move the other way (:func:`reverses`): no scale-down within
+  the window after a scale-up, no scale-up within it after a scale-down, except for held work,
+  which is never kept waiting;
 - the result is always within [min, max], whatever the current count is: the bounds win over the
   step limits (a target above a lowered max goes to max at once).
 
@@ -55,6 +59,34 @@ class ScalePolicy:
 DEFAULT_POLICY = ScalePolicy()
 
 
+@dataclass(frozen=True, slots=True)
+class Move:
+    """A target's last scale action: when its desired count last differed from its current
+    count, and which way (``+1`` up, ``-1`` down)."""
+
+    at: float
+    direction: int
+
+
+def move_after(last: Move | None, current: int, desired: int, now: float) -> Move | None:
+    """The target's last move once ``desired`` is applied: a new one when it differs from
+    ``current``, else ``last`` unchanged. The one place a move is recorded (the controller
+    stores it, the simulator keeps it)."""
+    if desired == current:
+        return last
+    return Move(now, 1 if desired > current else -1)
+
+
+def reverses(policy: ScalePolicy, last: Move | None, direction: int, now: float) -> bool:
+    """True when a move in ``direction`` now would turn the target's last move around within
+    the pool's ``scale_down_window_s``."""
+    return (
+        last is not None
+        and last.direction == -direction
+        and now - last.at < policy.scale_down_window_s
+    )
+
+
 def policy_document(policy: ScalePolicy) -> dict[str, float] | None:
     """The fields that differ from the defaults (``None`` when none do): what is stored and
     shown; read back with :func:`arklow_pulumi.reading.spec.policy_from_document`."""
@@ -88,18 +120,21 @@ def next_replicas(
     low: int,
     high: int,
     held: bool = False,
+    last: Move | None = None,
+    now: float = 0.0,
 ) -> int:
     """The count to apply now, within ``[low, high]``.
 
     ``window`` holds the single-tick recommendations of earlier ticks still inside
     ``scale_down_window_s``; ``recommended`` is this tick's. ``held``: the pool's own capacity
     holds work, so a target below the recommendation goes to it in one step (no step limit) and
-    none scales down.
+    none scales down. ``last``: the target's last move; a move that would reverse it within the
+    window waits (:func:`reverses`), unless it takes held work up.
     """
-    if recommended > current:
+    if recommended > current and (held or not reverses(policy, last, 1, now)):
         step = recommended if held else current + policy.step_up_limit(current)
         wanted = min(recommended, step)
-    elif recommended < current and not held:
+    elif recommended < current and not held and not reverses(policy, last, -1, now):
         highest = max(recommended, max(window, default=recommended))
         wanted = max(min(current, highest), current - policy.step_down_limit(current))
     else:

@@ -22,7 +22,7 @@ from arklow_pulumi.core.deciding import (
     TargetId,
     decide,
 )
-from arklow_pulumi.core.policy import DEFAULT_POLICY, ScalePolicy
+from arklow_pulumi.core.policy import DEFAULT_POLICY, Move, ScalePolicy
 from arklow_pulumi.core.topology import Topology, frozen_map
 from tests.builders import dest, lane, pool, target, topo
 
@@ -87,11 +87,17 @@ class Group:
 
 def run(t: Topology, demands: list[float], tick_s: float = 60.0, delay: int = 2,
         start: int = 10) -> list[tuple[int, int]]:  # fmt: skip
-    """Each tick's (recommended, desired) for target P."""
+    """Each tick's (recommended, desired) for target P; its history and last move carried from
+    tick to tick as the controller carries them."""
     group, history, out = Group(start, delay), [], []
+    moves: dict[TargetId, Move] = {}
     for k, d in enumerate(demands):
-        decision = decide(t, {"a/x": d}, {P: group.observe(k)}, {P: history}, k * tick_s)
+        decision = decide(
+            t, {"a/x": d}, {P: group.observe(k)}, {P: history}, k * tick_s, moves=moves
+        )
         td = decision.targets[P]
+        if td.move is not None:
+            moves[P] = td.move
         history = [r for r in history if r.at >= k * tick_s - 3600] + [
             Recommendation(k * tick_s, td.recommended)
         ]
@@ -176,6 +182,27 @@ def test_scale_up_without_held_work_is_immediate_but_bounded() -> None:
     # demand 9 on 10+ units holds nothing; headroom 29 makes the need 270 units
     out = run(roomy(one_pool(hi=500), 29.0), [9.0] * 6, start=10, delay=0)
     assert [d for _, d in out] == [20, 40, 80, 160, 270, 270]
+
+
+def test_no_scale_up_within_the_window_after_a_scale_down_unless_work_is_held() -> None:
+    # demand falls and the target steps down; the need rises again, a need of headroom only
+    # (no work held): the target waits out the window after its last move down, then goes up
+    t = roomy(one_pool(hi=500, policy=ScalePolicy(scale_down_window_s=180.0)), 1.0)
+    out = run(t, [10.0] * 4 + [6.0] * 9 + [8.0] * 6, start=20, delay=0)
+    # 20 steps down to 13 (last at tick 12); the need of 16 from tick 13 waits to tick 15
+    assert [d for _, d in out] == [20] * 7 + [18, 17, 16, 15, 14, 13, 13, 13] + [16] * 4
+    assert out[13] == (16, 13)
+    # with work held the same rise goes up at once
+    held = [d for _, d in run(one_pool(hi=500), [10.0] * 2 + [6.0] * 8 + [30.0] * 2, start=11)]
+    assert held[-2] == 33 and held[-3] < held[-4]
+
+
+def test_a_decision_carries_the_targets_last_move() -> None:
+    t = one_pool()
+    up = once(t, 50.0, Observed(10, 0), now=60.0).targets[P]
+    assert up.move == Move(60.0, 1)
+    steady = decide(t, {"a/x": 10.0}, {P: Observed(11, 0)}, {P: ()}, 120.0, moves={P: up.move})
+    assert steady.targets[P].desired == 11 and steady.targets[P].move == up.move
 
 
 def test_held_work_scales_up_in_one_step_bounded_only_by_max() -> None:

@@ -10,8 +10,11 @@ from hypothesis import strategies as st
 
 from arklow_pulumi.core.policy import (
     DEFAULT_POLICY,
+    Move,
     ScalePolicy,
+    move_after,
     next_replicas,
+    reverses,
     within_tolerance,
 )
 
@@ -126,6 +129,78 @@ def test_never_outside_bounds(
     assert lo <= got <= hi
     if lo <= current <= hi:  # moves towards the recommendation, never past it
         assert min(current, rec) <= got <= max(current, rec)
+
+
+UP, DOWN = Move(1000.0, 1), Move(1000.0, -1)
+
+
+@pytest.mark.parametrize(
+    ("current", "rec", "last", "now", "held", "expected"),
+    [
+        (10, 3, UP, 1299.0, False, 10),  # down within the window after an up: waits
+        (10, 3, UP, 1300.0, False, 9),  # the window has passed: down as usual
+        (10, 3, DOWN, 1001.0, False, 9),  # down after down: no reversal
+        (10, 14, DOWN, 1299.0, False, 10),  # up within the window after a down: waits
+        (10, 14, DOWN, 1299.0, True, 14),  # ... unless held work takes it up: never waits
+        (10, 14, DOWN, 1300.0, False, 14),
+        (10, 14, UP, 1001.0, False, 14),  # up after up
+        (10, 14, None, 0.0, False, 14),  # never moved
+        (30, 14, UP, 1100.0, False, 20),  # a lowered max still wins over the guard
+    ],
+)
+def test_no_reversal_within_the_window(
+    current: int, rec: int, last: Move | None, now: float, held: bool, expected: int
+) -> None:
+    got = next_replicas(
+        DEFAULT_POLICY, current=current, recommended=rec, window=(), low=0,
+        high=20 if current == 30 else 100, held=held, last=last, now=now,
+    )  # fmt: skip
+    assert got == expected
+
+
+def test_reverses_reads_the_pools_window() -> None:
+    short = ScalePolicy(scale_down_window_s=60.0)
+    assert reverses(DEFAULT_POLICY, UP, -1, 1200.0)
+    assert not reverses(short, UP, -1, 1200.0)
+    assert not reverses(DEFAULT_POLICY, UP, 1, 1200.0)  # the same way is no reversal
+    assert not reverses(DEFAULT_POLICY, None, -1, 1200.0)
+    assert not reverses(ScalePolicy(scale_down_window_s=0.0), UP, -1, 1000.0)
+
+
+def test_move_after_records_only_a_change() -> None:
+    assert move_after(None, 5, 5, 60.0) is None
+    assert move_after(UP, 5, 5, 2000.0) is UP
+    assert move_after(UP, 5, 3, 2000.0) == Move(2000.0, -1)
+    assert move_after(None, 5, 9, 60.0) == Move(60.0, 1)
+
+
+@given(
+    policies,
+    st.integers(0, 500),
+    st.integers(0, 500),
+    st.lists(st.integers(0, 500), max_size=10),
+    st.integers(0, 200),
+    st.integers(0, 200),
+    st.sampled_from([-1, 1]),
+    st.floats(0, 2000),
+    st.booleans(),
+)
+def test_never_a_reversal_inside_the_window(
+    policy: ScalePolicy, current: int, rec: int, window: list[int], a: int, b: int,
+    direction: int, age: float, held: bool,
+) -> None:  # fmt: skip
+    lo, hi = min(a, b), max(a, b)
+    last = Move(10_000.0 - age, direction)
+    got = next_replicas(
+        policy, current=current, recommended=rec, window=window, low=lo, high=hi, held=held,
+        last=last, now=10_000.0,
+    )  # fmt: skip
+    assert lo <= got <= hi
+    if lo <= current <= hi and age < policy.scale_down_window_s:
+        if direction > 0:
+            assert got >= current  # no scale-down after a scale-up, held or not
+        elif not held:
+            assert got <= current  # no scale-up after a scale-down unless work is held
 
 
 def test_policy_is_a_frozen_value() -> None:
