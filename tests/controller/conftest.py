@@ -1,5 +1,5 @@
-"""Controller test fixtures: a SQLite store holding a topology, the in-memory supply, a fake clock
-and a controller wired to them (the same classes the process runs)."""
+"""Controller test fixtures: a SQLite store holding a topology (or a store on each dialect), the
+in-memory supply, a fake clock and a controller wired to them (the same classes the process runs)."""
 
 from __future__ import annotations
 
@@ -20,6 +20,7 @@ from arklow_pulumi.store.snapshots import load_all, write_changes
 from arklow_pulumi.supply.groups import GroupState
 from arklow_pulumi.supply.memory import InMemorySupply
 from arklow_pulumi.supply.routing import SupplyRouter
+from tests.store import postgres_server
 
 START = 1_800_000_000.0
 
@@ -71,6 +72,22 @@ class RecordingObserver:
 @pytest.fixture
 def store(tmp_path: Path) -> Iterator[Store]:
     yield open_store(f"sqlite:///{tmp_path / '.arklow' / 'arklow.db'}")
+    close_stores()
+
+
+@pytest.fixture(scope="module")
+def postgres() -> Iterator[postgres_server.Cluster]:
+    yield postgres_server.cluster()
+
+
+@pytest.fixture(params=["sqlite", pytest.param("postgresql", marks=pytest.mark.postgres)])
+def any_store(request: pytest.FixtureRequest, tmp_path: Path) -> Iterator[Store]:
+    """A fresh store on each dialect: a SQLite file, a PostgreSQL database."""
+    if request.param == "sqlite":
+        url = f"sqlite:///{tmp_path / 'arklow.db'}"
+    else:
+        url = request.getfixturevalue("postgres").create_database()
+    yield open_store(url)
     close_stores()
 
 

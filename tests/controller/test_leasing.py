@@ -9,7 +9,6 @@ import subprocess
 import sys
 import textwrap
 import threading
-from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
@@ -28,21 +27,6 @@ from arklow_pulumi.store.runtime import (
     write_tick,
 )
 from tests.store import postgres_server
-
-
-@pytest.fixture(scope="module")
-def postgres() -> Iterator[postgres_server.Cluster]:
-    yield postgres_server.cluster()
-
-
-@pytest.fixture(params=["sqlite", pytest.param("postgresql", marks=pytest.mark.postgres)])
-def any_store(request: pytest.FixtureRequest, tmp_path: Path) -> Iterator[Store]:
-    if request.param == "sqlite":
-        url = f"sqlite:///{tmp_path / 'arklow.db'}"
-    else:
-        url = request.getfixturevalue("postgres").create_database()
-    yield open_store(url)
-    close_stores()
 
 
 def test_a_second_controller_on_one_sqlite_file_refuses(tmp_path: Path) -> None:

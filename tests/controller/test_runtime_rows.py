@@ -5,7 +5,6 @@ from __future__ import annotations
 
 import json
 import math
-from collections.abc import Iterator
 from dataclasses import replace
 from datetime import UTC, datetime
 from pathlib import Path
@@ -25,7 +24,6 @@ from arklow_pulumi.controller.ports import (
     Published,
     TargetView,
 )
-from arklow_pulumi.core.topology import Topology
 from arklow_pulumi.store.engine import Store, StoreError, close_stores, open_store
 from arklow_pulumi.store.runtime import (
     TargetRecord,
@@ -38,38 +36,6 @@ from arklow_pulumi.store.runtime import (
     store_demand_reports,
     write_tick,
 )
-from tests.builders import dest, lane, pool, target, topo
-from tests.store import postgres_server
-
-
-@pytest.fixture(scope="module")
-def postgres() -> Iterator[postgres_server.Cluster]:
-    yield postgres_server.cluster()
-
-
-@pytest.fixture(params=["sqlite", pytest.param("postgresql", marks=pytest.mark.postgres)])
-def any_store(request: pytest.FixtureRequest, tmp_path: Path) -> Iterator[Store]:
-    if request.param == "sqlite":
-        url = f"sqlite:///{tmp_path / 'arklow.db'}"
-    else:
-        url = request.getfixturevalue("postgres").create_database()
-    yield open_store(url)
-    close_stores()
-
-
-def shared(capacity: float = 4.0, weight: float = 1.0, upr: float = 8.0) -> Topology:
-    return topo(
-        [dest("search", ["gpu"], lane("batch", 64, weight)), dest("reports", ["gpu"])],
-        [
-            pool(
-                "shared-gpu",
-                "gpu",
-                ["search", "reports"],
-                capacity,
-                scale_targets=[target("gpu-workers", 1, 10, upr, 2)],
-            )
-        ],
-    )
 
 
 def published(tick: int = 7) -> Published:
