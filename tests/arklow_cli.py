@@ -27,9 +27,10 @@ def run(
     env: Mapping[str, str] | None = None,
     cwd: Path | None = None,
     timeout: float = 120,
+    cleared: tuple[str, ...] = CLEARED,
 ) -> Result:
-    """``arklow ARGS`` as a real process."""
-    base = {k: v for k, v in os.environ.items() if k not in CLEARED}
+    """``arklow ARGS`` as a real process, ``env`` over this one's without the ``cleared``."""
+    base = {k: v for k, v in os.environ.items() if k not in cleared}
     return subprocess.run(
         [ARKLOW, *args],
         env={**base, **(env or {})},
@@ -40,13 +41,18 @@ def run(
     )
 
 
-def in_process(monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]) -> Invoke:
-    """An ``invoke(args, env=None)`` that runs ``arklow ARGS`` in this process."""
+def in_process(
+    monkeypatch: pytest.MonkeyPatch,
+    capsys: pytest.CaptureFixture[str],
+    cleared: tuple[str, ...] = CLEARED,
+) -> Invoke:
+    """An ``invoke(args, env=None)`` that runs ``arklow ARGS`` in this process (``env`` applied,
+    the ``cleared`` variables dropped, for that call only)."""
     from arklow_pulumi.cli.main import main
 
     def invoke(args: list[str], env: Mapping[str, str] | None = None) -> Result:
         with monkeypatch.context() as patch:
-            for key in CLEARED:
+            for key in cleared:
                 patch.delenv(key, raising=False)
             for key, value in (env or {}).items():
                 patch.setenv(key, value)

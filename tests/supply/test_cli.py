@@ -3,62 +3,39 @@
 from __future__ import annotations
 
 import json
-import os
 import subprocess
-import sys
 import urllib.request
-from collections.abc import Callable, Iterator
-from pathlib import Path
+from collections.abc import Iterator
 from typing import Any
 
 import pytest
 
 from arklow_pulumi.devservers.compute import ComputeServer
+from tests import arklow_cli
+from tests.arklow_cli import ARKLOW, Invoke, Result
 from tests.supply.conftest import REGION, make_asg
 
-ARKLOW = str(Path(sys.executable).parent / "arklow")
 P, Z = "demo-project", "us-central1-a"
-
-
+# The GCP project a user's shell may name, dropped unless a test's ``env`` sets it.
 PROJECT_ENVS = ("GOOGLE_CLOUD_PROJECT", "CLOUDSDK_CORE_PROJECT")
+CLEARED = (*arklow_cli.CLEARED, *PROJECT_ENVS)
 
 
-def run(env: dict[str, str], *args: str) -> subprocess.CompletedProcess[str]:
-    """``arklow supply ARGS`` with ``env`` over the current environment, whose GCP project
-    variables are dropped unless ``env`` sets them."""
-    base = {k: v for k, v in os.environ.items() if k not in PROJECT_ENVS}
-    full_env = {**base, **env}
-    return subprocess.run(
-        [ARKLOW, "supply", *args], env=full_env, capture_output=True, text=True, timeout=60
-    )
-
-
-Invoke = Callable[..., subprocess.CompletedProcess[str]]
+def run(env: dict[str, str], *args: str, timeout: float = 60) -> Result:
+    """``arklow supply ARGS`` as a real process, with ``env``."""
+    return arklow_cli.run(["supply", *args], env, timeout=timeout, cleared=CLEARED)
 
 
 @pytest.fixture
 def arklow(monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]) -> Invoke:
     """``run`` in this process (the Compute client's import is paid once, not per command):
     the same entry point, exit codes and streams, with ``env`` applied for that call only."""
-    from arklow_pulumi.cli.main import main
+    invoke = arklow_cli.in_process(monkeypatch, capsys, cleared=CLEARED)
 
-    def invoke(env: dict[str, str], *args: str) -> subprocess.CompletedProcess[str]:
-        with monkeypatch.context() as patch:
-            for key in PROJECT_ENVS:
-                patch.delenv(key, raising=False)
-            for key, value in env.items():
-                patch.setenv(key, value)
-            patch.setattr(sys, "argv", ["arklow", "supply", *args])
-            capsys.readouterr()
-            with pytest.raises(SystemExit) as info:
-                main()
-        out = capsys.readouterr()
-        code = info.value.code
-        return subprocess.CompletedProcess(
-            args, code if isinstance(code, int) else 1, out.out, out.err
-        )
+    def supply(env: dict[str, str], *args: str) -> Result:
+        return invoke(["supply", *args], env)
 
-    return invoke
+    return supply
 
 
 def desired_of(client: Any, name: str) -> int:
@@ -405,7 +382,7 @@ def silent_endpoint() -> Iterator[str]:
         yield f"http://127.0.0.1:{sock.getsockname()[1]}"
 
 
-def assert_bounded_failure(out: subprocess.CompletedProcess[str], group: str) -> str:
+def assert_bounded_failure(out: Result, group: str) -> str:
     assert out.returncode == 2 and out.stdout == "", out.stderr
     lines = out.stderr.splitlines()
     assert len(lines) == 1 and group in lines[0], out.stderr
@@ -415,26 +392,14 @@ def assert_bounded_failure(out: subprocess.CompletedProcess[str], group: str) ->
 def test_a_refused_aws_endpoint_fails_within_the_timeout(aws_env: dict[str, str]) -> None:
     env = {**aws_env, "AWS_ENDPOINT_URL": f"http://127.0.0.1:{closed_port()}"}
     # The process timeout only guards against a hang (before --timeout this took 36-54 s).
-    out = subprocess.run(
-        [ARKLOW, "supply", "describe", *ASG, "--timeout", "2"],
-        env={**os.environ, **env},
-        capture_output=True,
-        text=True,
-        timeout=30,
-    )
+    out = run(env, "describe", *ASG, "--timeout", "2", timeout=30)
     line = assert_bounded_failure(out, "aws_asg:us-east-1/web")
     assert "cannot reach" in line or "--timeout" in line
 
 
 def test_a_refused_compute_endpoint_fails_within_the_timeout() -> None:
     env = {"ARKLOW_GCP_COMPUTE_ENDPOINT": f"http://127.0.0.1:{closed_port()}"}
-    out = subprocess.run(
-        [ARKLOW, "supply", "describe", *MIG, "--timeout", "2"],
-        env={**os.environ, **env},
-        capture_output=True,
-        text=True,
-        timeout=30,
-    )
+    out = run(env, "describe", *MIG, "--timeout", "2", timeout=30)
     assert_bounded_failure(out, f"gcp_mig:{P}/{Z}/web")
 
 
@@ -445,13 +410,8 @@ def test_a_silent_endpoint_is_cut_at_the_timeout(
     env = {**aws_env, "AWS_ENDPOINT_URL": silent_endpoint}
     env["ARKLOW_GCP_COMPUTE_ENDPOINT"] = silent_endpoint
     group = ASG if kind == "aws_asg" else MIG
-    out = subprocess.run(
-        [ARKLOW, "supply", "set", *group, "--replicas", "3", "--timeout", "2"],
-        env={**os.environ, **env},
-        capture_output=True,
-        text=True,
-        timeout=30,  # a hang guard: without a deadline a silent endpoint holds for minutes
-    )
+    # the process timeout is a hang guard: without a deadline a silent endpoint holds for minutes
+    out = run(env, "set", *group, "--replicas", "3", "--timeout", "2", timeout=30)
     assert_bounded_failure(out, "/web")
 
 
