@@ -4,7 +4,6 @@ autoscaled MIG's autoscaler minimum), never the group's size; series are ``{pool
 
 from __future__ import annotations
 
-from collections.abc import Iterator
 from typing import Any
 
 import pytest
@@ -21,14 +20,6 @@ from tests.builders import dest, lane, pool, target, topo
 from tests.controller.conftest import FakeClock, make_controller, put_topology
 
 P, Z = "demo-project", "us-central1-a"
-
-
-@pytest.fixture(scope="module")
-def compute_server() -> Iterator[ComputeServer]:
-    server = ComputeServer(port=0, op_delay=0.02, settle_delay=0.5)
-    server.start()
-    yield server
-    server.stop()
 
 
 @pytest.fixture

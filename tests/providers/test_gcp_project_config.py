@@ -6,8 +6,6 @@ project is the binding's fallback, seen here through the binding the provider's 
 
 from __future__ import annotations
 
-from collections.abc import Iterator
-
 import pytest
 from pulumi.dynamic import ConfigureRequest
 from pulumi.dynamic.config import Config
@@ -19,14 +17,6 @@ from arklow_pulumi.providers.scale_targets import ScaleTargetProvider
 from arklow_pulumi.supply.selecting import EndpointConfig
 
 PROJECT, ZONE = "configured-project", "us-central1-a"
-
-
-@pytest.fixture(scope="module")
-def compute_server() -> Iterator[ComputeServer]:
-    server = ComputeServer(port=0, op_delay=0.02, settle_delay=0.5)
-    server.start()
-    yield server
-    server.stop()
 
 
 @pytest.fixture

@@ -1,4 +1,5 @@
-"""Fixtures: a moto server reached through AWS_ENDPOINT_URL, and the project's Compute API server."""
+"""Fixtures: a moto server reached through AWS_ENDPOINT_URL, and the project's Compute API server
+(the session's, from tests/conftest.py) reached through ARKLOW_GCP_COMPUTE_ENDPOINT."""
 
 from __future__ import annotations
 
@@ -67,16 +68,6 @@ def count_calls(client: Any) -> Counter[str]:
 
     client.meta.events.register("before-call", hook)
     return calls
-
-
-@pytest.fixture(scope="session")
-def compute_server() -> Iterator[Any]:
-    from arklow_pulumi.devservers.compute import ComputeServer
-
-    server = ComputeServer(port=0, op_delay=0.02, settle_delay=0.5)
-    server.start()
-    yield server
-    server.stop()
 
 
 @pytest.fixture
