@@ -12,6 +12,7 @@ from collections.abc import Sequence
 
 from arklow_pulumi.core.allocating import compile_topology
 from arklow_pulumi.core.deciding import Observed, Recommendation, TargetId, decide
+from arklow_pulumi.core.policy import Move
 from arklow_pulumi.core.topology import Topology, frozen_map
 from arklow_pulumi.simulation.policies import PROPORTIONAL, SINGLE_TICK
 from arklow_pulumi.simulation.stepping import UnitRun, lane_columns, picker
@@ -37,6 +38,11 @@ class Batch:
         self.history: dict[TargetId, Sequence[Recommendation]] = {}
         for r in runs:
             self.history.update(r.history)
+        # and their last moves, in one mapping they all write to (their target ids differ)
+        self.moves: dict[TargetId, Move] = {}
+        for r in runs:
+            self.moves.update(r.moves)
+            r.moves = self.moves
         self.single_tick = any(r.unit.rule == SINGLE_TICK for r in runs)
         self.topology: Topology | None = None
         if len(runs) > 1:
@@ -108,6 +114,7 @@ class Batch:
             now,
             admission=changed[0].admission,
             single_tick=self.single_tick,
+            moves=self.moves,
         )
         alloc, admit = lane_columns(decision.allocation)
         for r in changed:

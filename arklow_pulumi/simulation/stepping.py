@@ -23,6 +23,7 @@ from typing import TYPE_CHECKING
 
 from arklow_pulumi.core.allocating import Allocation, LaneResults, pool_pressure
 from arklow_pulumi.core.deciding import Decision, Observed, Recommendation, TargetId, decide
+from arklow_pulumi.core.policy import Move
 from arklow_pulumi.simulation.policies import PROPORTIONAL, SINGLE_TICK
 from arklow_pulumi.simulation.sharing import pool_sums, proportional_shares
 from arklow_pulumi.simulation.supplying import SimulatedGroup
@@ -139,6 +140,8 @@ class UnitRun:
         self.history: dict[TargetId, Sequence[Recommendation]] = dict(
             zip(self.ids, self.histories, strict=True)
         )
+        # each target's last move, as its decisions return it (a batch shares one mapping)
+        self.moves: dict[TargetId, Move] = {}
         # each lane's demand, in ``unit.lane_keys`` order (0 until its first row)
         self.values = [0.0] * len(unit.lane_keys)
         self.batch: Batch | None = None
@@ -197,6 +200,7 @@ class UnitRun:
                 self.version,
                 seen,
                 tuple([h[0].replicas if h else None for h in self.histories]),
+                self._guards(now),
             )
         else:
             seen = ()
@@ -207,6 +211,16 @@ class UnitRun:
         self.key = key
         self.seen = seen
         return True
+
+    def _guards(self, now: float) -> tuple[int, ...]:
+        """Per target, the direction of a last move still inside its window (0 when none): the
+        one thing of a move a decision at ``now`` reads."""
+        moves = self.moves
+        out = []
+        for tid, window in zip(self.ids, self.windows, strict=True):
+            move = moves.get(tid)
+            out.append(0 if move is None or now - move.at >= window else move.direction)
+        return tuple(out)
 
     def observed(self) -> dict[TargetId, Observed]:
         return dict(zip(self.ids, [g.observed() for g in self.groups], strict=True))
@@ -228,6 +242,7 @@ class UnitRun:
             now,
             admission=self.admission,
             single_tick=unit.rule == SINGLE_TICK,
+            moves=self.moves,
         )
         self.take(decision, *lane_columns(decision.allocation), None)
 
@@ -290,8 +305,11 @@ class UnitRun:
 
     def _targets(self, decision: Decision) -> None:
         targets, desired, recommended = decision.targets, self.desired, self.recommended
+        moves = self.moves
         for j, tid in enumerate(self.ids):
             target = targets[tid]
+            if target.move is not None:
+                moves[tid] = target.move
             if target.desired != desired[j]:
                 self.sums.actions += 1
                 desired[j] = target.desired
@@ -312,7 +330,13 @@ class UnitRun:
             self._shares()
         self._now()
         decision = decide(
-            unit.scaling, self.pool_demand, self.observed(), self.history, now, admission=False
+            unit.scaling,
+            self.pool_demand,
+            self.observed(),
+            self.history,
+            now,
+            admission=False,
+            moves=self.moves,
         )
         self._targets(decision)
 
@@ -378,6 +402,7 @@ class UnitRun:
             self.version,
             tuple([(g.in_service, 0) for g in self.groups]),
             tuple([h[0].replicas for h in self.histories]),
+            self._guards(following),
         )
         return key == self.key
 
@@ -389,9 +414,9 @@ class UnitRun:
     def activate(self, k: int) -> None:
         """The first tick ``k`` of a run that carries groups: each carried target's group takes
         over its source group's state after tick ``k - 1`` (at ``k = 0``, its starting state):
-        in service, pending launches, recommendation history, last desired count; its own
-        bounds apply from its first decision. A target carried from nowhere keeps its starting
-        replicas."""
+        in service, pending launches, recommendation history, last desired count, last move;
+        its own bounds apply from its first decision. A target carried from nowhere keeps its
+        starting replicas."""
         for c in self.carry:
             source = c.source
             if source.settled:  # bring its history's one entry up to tick k - 1
@@ -401,6 +426,9 @@ class UnitRun:
             self.histories[j].extend(source.histories[s])
             self.desired[j] = source.desired[s]
             self.recommended[j] = source.recommended[s]
+            move = source.moves.get(source.ids[s])
+            if move is not None:
+                self.moves[self.ids[j]] = move
 
     def stop_counting(self, k: int, scenario: int) -> None:
         """From tick ``k`` on this run no longer counts for ``scenario``: its figures up to

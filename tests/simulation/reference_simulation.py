@@ -3,7 +3,8 @@
 No components, no reuse of decisions, no settling, no shards: every tick decides the whole
 topology with ``decide`` and counts every figure, and groups are kept as the contract describes
 them. With ``then`` and ``at`` it switches topology at tick ``at`` as ``what-if --change-at``
-does: a target of the same name keeps its group (in service, pending, history, last desired);
+does: a target of the same name keeps its group (in service, pending, history, last desired,
+last move);
 figures of a lane or pool are added over both topologies.
 """
 
@@ -14,6 +15,7 @@ from dataclasses import dataclass, field
 
 from arklow_pulumi.core.allocating import compile_topology
 from arklow_pulumi.core.deciding import Observed, Recommendation, TargetId, decide
+from arklow_pulumi.core.policy import Move
 from arklow_pulumi.core.topology import ScaleTarget, Topology
 
 
@@ -25,6 +27,7 @@ class Group:
     pending: list[tuple[float, int]] = field(default_factory=list)  # (ready at, count)
     history: list[Recommendation] = field(default_factory=list)
     desired: int = 0
+    move: Move | None = None
 
     @classmethod
     def of(cls, target: ScaleTarget) -> Group:
@@ -100,12 +103,16 @@ def replay(
         }
         observed = {ids[name]: g.observe(now) for name, g in groups.items()}
         history = {ids[name]: g.history for name, g in groups.items()}
+        moves = {ids[name]: g.move for name, g in groups.items() if g.move is not None}
         known = {key: d for key, d in demand.items() if key in lanes}
-        decision = decide(current, known, observed, history, now, single_tick=single_tick)
+        decision = decide(
+            current, known, observed, history, now, single_tick=single_tick, moves=moves
+        )
         _count(current, decision, groups, out)
         for name, g in groups.items():
             target = decision.targets[ids[name]]
             g.history.append(Recommendation(now, target.recommended))
+            g.move = target.move
             if target.desired != g.desired:
                 out.actions += 1
                 g.desired = target.desired
@@ -128,6 +135,7 @@ def _carried(then: Topology, groups: dict[str, Group]) -> dict[str, Group]:
                     old.pending,
                     old.history,
                     old.desired,
+                    old.move,
                 )
     return out
 
