@@ -47,6 +47,7 @@ from arklow_pulumi.simulation.simulating import RunResult
 from arklow_pulumi.simulation.tracing import read_trace
 from arklow_pulumi.simulation.units import split
 from arklow_pulumi.simulation.whatif import what_if
+from tests.simulation.example_traces import QUIET, TRACES
 
 RECORDED_ALLOCATE_MS = 3.30  # bench/RESULTS-allocation.md, 1,000 lanes / 100 pools
 # Instructions (millions) of ``simulate``, four policies, per simulated hour of this fleet (the
@@ -66,19 +67,6 @@ AB_AFTER = 94.6
 IR21_HOUR = (1065, 1203)
 IR21_DAY = (27626, 31351)
 IR21_ADMISSION = 1.6
-QUIET = {
-    "gpu_day": ["search/interactive", "search/batch", "chat/live"],
-    "fleet": [
-        "search/interactive",
-        "chat/live",
-        "vision/thumbnails",
-        "speech/transcribe",
-        "billing/invoices",
-        "indexer/summaries",
-        "alerts/page",
-        "audit/scan",
-    ],
-}
 
 
 LAYOUT: dict[str, int] = {}  # the last run's shard and worker counts
@@ -191,9 +179,8 @@ def speed(days: int, tmp: Path) -> dict[str, Any]:
 
 
 def figures(name: str) -> dict[str, Any]:
-    base = ROOT / "examples" / "traces"
-    topo = load_topology(base / f"{name}.yaml")
-    trace = read_trace(base / f"{name}.csv", topo.lanes_by_key)
+    topo = load_topology(TRACES / f"{name}.yaml")
+    trace = read_trace(TRACES / f"{name}.csv", topo.lanes_by_key)
     results = simulate(topo, trace)
 
     def quiet(policy: str) -> tuple[float, float]:

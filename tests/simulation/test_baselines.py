@@ -4,7 +4,6 @@
 from __future__ import annotations
 
 import math
-from pathlib import Path
 
 import pytest
 from hypothesis import given
@@ -19,9 +18,8 @@ from arklow_pulumi.simulation.policies import standalone_sized, static_peak
 from arklow_pulumi.simulation.simulate import parse_policies
 from arklow_pulumi.simulation.tracing import parse_trace
 from tests.builders import dest, lane, pool, target, topo
-from tests.simulation.running import arklow, assert_one_line_error
-
-TRACES = Path(__file__).resolve().parents[2] / "examples" / "traces"
+from tests.simulation.example_traces import simulate_example
+from tests.simulation.running import assert_one_line_error
 
 
 def trace(*rows: tuple[float, str, float]) -> object:
@@ -119,15 +117,7 @@ def test_policies_parsed(raw: str, want: tuple[str, ...]) -> None:
 
 @pytest.mark.parametrize("raw", ["bogus", "", ",", "arklow,single_tick"])
 def test_unknown_policy_is_one_line(raw: str) -> None:
-    proc = arklow(
-        "simulate",
-        "--topology",
-        TRACES / "gpu_day.yaml",
-        "--trace",
-        TRACES / "gpu_day.csv",
-        "--policies",
-        raw,
-    )
+    proc = simulate_example("gpu_day", "--policies", raw)
     assert_one_line_error(proc, "--policies", "standalone-sized")
 
 

@@ -6,22 +6,8 @@ from pathlib import Path
 
 import pytest
 
-from tests.simulation.running import arklow, simulate_json
-
-TRACES = Path(__file__).resolve().parents[2] / "examples" / "traces"
-QUIET = {
-    "gpu_day": ["search/interactive", "search/batch", "chat/live"],
-    "fleet": [
-        "search/interactive",
-        "chat/live",
-        "vision/thumbnails",
-        "speech/transcribe",
-        "billing/invoices",
-        "indexer/summaries",
-        "alerts/page",
-        "audit/scan",
-    ],
-}
+from tests.simulation.example_traces import QUIET, TRACES, simulate_example
+from tests.simulation.running import simulate_json
 
 
 @pytest.mark.parametrize("name", list(QUIET))
@@ -41,15 +27,7 @@ def test_example_trace(tmp_path: Path, name: str) -> None:
 
 
 def test_example_table(tmp_path: Path) -> None:
-    proc = arklow(
-        "simulate",
-        "--topology",
-        TRACES / "gpu_day.yaml",
-        "--trace",
-        TRACES / "gpu_day.csv",
-        "--policies",
-        "arklow,standalone",
-    )
+    proc = simulate_example("gpu_day", "--policies", "arklow,standalone")
     assert proc.returncode == 0, proc.stderr
     assert proc.stdout.startswith("POLICIES")
     assert "etl/backfill" in proc.stdout
