@@ -11,12 +11,10 @@ from arklow_pulumi.providers.diffing import diff_inputs
 from arklow_pulumi.providers.inputs import check_model, parse_in_topology
 from arklow_pulumi.providers.storing import (
     NamedObjectProvider,
-    claim_of,
     service,
-    with_store,
+    stored_name,
 )
 from arklow_pulumi.reading.spec import DestinationSpec, destination_from_spec
-from arklow_pulumi.store.identity import new_create_id
 from arklow_pulumi.topology_documents import destination_document
 
 INPUTS = ("arklow_name", "resources", "lanes", "standalone_capacity")
@@ -62,35 +60,35 @@ class DestinationProvider(NamedObjectProvider):
 
     def create(self, props: dict[str, Any]) -> CreateResult:
         dest = destination_from_spec(spec_of(props))
-        store, create_id = self.store(props), new_create_id()
-        topo = service.create_destination(store, dest, claim_of(create_id, props))
-        return CreateResult(create_id, _outputs(service.destination_view(topo, dest.name), props))
+        return self.created(
+            props,
+            lambda store, claim: service.destination_view(
+                service.create_destination(store, dest, claim), dest.name
+            ),
+        )
 
     def update(self, id_: str, _olds: dict[str, Any], news: dict[str, Any]) -> UpdateResult:
         dest = destination_from_spec(spec_of(news))
-        topo = service.update_destination(self.store(news), dest, claim_of(id_, news))
-        return UpdateResult(_outputs(service.destination_view(topo, dest.name), news))
+        return self.updated(
+            id_,
+            news,
+            lambda store, claim: service.destination_view(
+                service.update_destination(store, dest, claim), dest.name
+            ),
+        )
 
     def delete(self, id_: str, props: dict[str, Any]) -> None:
-        name = props.get("arklow_name") or id_
-        service.delete_destination(self.stored_store(props), name, id_)
+        service.delete_destination(self.stored_store(props), stored_name(props, id_), id_)
 
     def view(self, store: Any, name: str) -> Any:
         return service.get_destination(store, name)
 
-    def outputs(self, view: Any, props: dict[str, Any]) -> dict[str, Any]:
-        return _outputs(view, props)
-
-
-def _outputs(view: service.DestinationView | None, props: dict[str, Any]) -> dict[str, Any]:
-    """The outputs of the stored destination (from the store's answer: no second read)."""
-    if view is None:
-        return {}
-    dest = view.destination
-    outs = {
-        "arklow_name": dest.name,
-        **destination_document(dest),
-        "pools": view.pools,
-        "standalone_pools": view.standalone_pools,
-    }
-    return with_store(outs, props)
+    @staticmethod
+    def document(view: service.DestinationView) -> dict[str, Any]:
+        dest = view.destination
+        return {
+            "arklow_name": dest.name,
+            **destination_document(dest),
+            "pools": view.pools,
+            "standalone_pools": view.standalone_pools,
+        }

@@ -13,12 +13,10 @@ from arklow_pulumi.providers.diffing import diff_inputs
 from arklow_pulumi.providers.inputs import check_model, integral, parse_in_topology
 from arklow_pulumi.providers.storing import (
     NamedObjectProvider,
-    claim_of,
     service,
-    with_store,
+    stored_name,
 )
 from arklow_pulumi.reading.spec import PoolSpec, policy_from_spec, pool_from_spec
-from arklow_pulumi.store.identity import new_create_id
 from arklow_pulumi.topology_documents import POOL_FIELDS, picked, pool_document
 
 INPUTS = ("arklow_name", "resource", "capacity", "headroom", "scale_policy")
@@ -73,35 +71,35 @@ class PoolProvider(NamedObjectProvider):
 
     def create(self, props: dict[str, Any]) -> CreateResult:
         pool = _pool(props)
-        store, create_id = self.store(props), new_create_id()
-        topo = service.create_pool(store, pool, claim_of(create_id, props))
-        return CreateResult(create_id, _outputs(service.pool_view(topo, pool.name), props))
+        return self.created(
+            props,
+            lambda store, claim: service.pool_view(
+                service.create_pool(store, pool, claim), pool.name
+            ),
+        )
 
     def update(self, id_: str, _olds: dict[str, Any], news: dict[str, Any]) -> UpdateResult:
         pool = _pool(news)
-        topo = service.update_pool(self.store(news), pool, claim_of(id_, news))
-        return UpdateResult(_outputs(service.pool_view(topo, pool.name), news))
+        return self.updated(
+            id_,
+            news,
+            lambda store, claim: service.pool_view(
+                service.update_pool(store, pool, claim), pool.name
+            ),
+        )
 
     def delete(self, id_: str, props: dict[str, Any]) -> None:
-        name = props.get("arklow_name") or id_
-        service.delete_pool(self.stored_store(props), name, id_)
+        service.delete_pool(self.stored_store(props), stored_name(props, id_), id_)
 
     def view(self, store: Any, name: str) -> Any:
         return service.get_pool(store, name)
 
-    def outputs(self, view: Any, props: dict[str, Any]) -> dict[str, Any]:
-        return _outputs(view, props)
-
-
-def _outputs(view: service.PoolView | None, props: dict[str, Any]) -> dict[str, Any]:
-    """The outputs of the stored pool (from the store's answer: no second read)."""
-    if view is None:
-        return {}
-    outs = {
-        "arklow_name": view.pool.name,
-        **pool_document(view.pool),
-        "standalone": view.standalone,
-        "members": list(view.members),
-        "scale_targets": [t.name for t in view.pool.scale_targets],
-    }
-    return with_store(outs, props)
+    @staticmethod
+    def document(view: service.PoolView) -> dict[str, Any]:
+        return {
+            "arklow_name": view.pool.name,
+            **pool_document(view.pool),
+            "standalone": view.standalone,
+            "members": list(view.members),
+            "scale_targets": [t.name for t in view.pool.scale_targets],
+        }

@@ -37,10 +37,10 @@ from arklow_pulumi.providers.storing import (
     NamedObjectProvider,
     claim_of,
     service,
+    stored_name,
     with_store,
 )
 from arklow_pulumi.reading.spec import ScaleTargetSpec, target_from_spec
-from arklow_pulumi.store.identity import new_create_id
 from arklow_pulumi.supply.contract import Supply
 from arklow_pulumi.supply.errors import MissingCredentials
 from arklow_pulumi.supply.selecting import EndpointConfig, supply_for
@@ -251,9 +251,12 @@ class ScaleTargetProvider(NamedObjectProvider):
     def create(self, props: dict[str, Any]) -> CreateResult:
         target, pool = _target(props), str(props["pool"])
         self.verify(target)
-        store, create_id = self.store(props), new_create_id()
-        topo = service.attach_target(store, pool, target, claim_of(create_id, props))
-        return CreateResult(create_id, _outputs(service.target_view(topo, target.name), props))
+        return self.created(
+            props,
+            lambda store, claim: service.target_view(
+                service.attach_target(store, pool, target, claim), target.name
+            ),
+        )
 
     def update(self, id_: str, olds: dict[str, Any], news: dict[str, Any]) -> UpdateResult:
         store, claim = self.store(news), claim_of(id_, news)
@@ -268,18 +271,18 @@ class ScaleTargetProvider(NamedObjectProvider):
             self.verify(target)
         # The store keeps the observed replica count, inside the new bounds.
         topo = service.update_target(store, pool, target, claim)
-        return UpdateResult(_outputs(service.target_view(topo, target.name), news))
+        return UpdateResult(self.outputs(service.target_view(topo, target.name), news))
 
     def delete(self, id_: str, props: dict[str, Any]) -> None:
-        name = props.get("arklow_name") or id_
+        name = stored_name(props, id_)
         service.detach_target(self.stored_store(props), str(props["pool"]), name, id_)
 
     def view(self, store: Any, name: str) -> Any:
         return service.get_target(store, name)
 
-    def outputs(self, view: Any, props: dict[str, Any]) -> dict[str, Any]:
-        return _outputs(view, props)
-
+    @staticmethod
+    def document(view: service.TargetView) -> dict[str, Any]:
+        return {"arklow_name": view.target.name, "pool": view.pool, **target_document(view.target)}
 
     def verify(self, target: ScaleTarget) -> None:
         """The group exists and the target's bounds fit inside the group's own."""
@@ -287,11 +290,3 @@ class ScaleTargetProvider(NamedObjectProvider):
         problems = verify_target(target, supply)
         if problems:
             raise InvalidInput(problems)
-
-
-def _outputs(view: service.TargetView | None, props: dict[str, Any]) -> dict[str, Any]:
-    """The outputs of the stored target (from the store's answer: no second read)."""
-    if view is None:
-        return {}
-    outs = {"arklow_name": view.target.name, "pool": view.pool, **target_document(view.target)}
-    return with_store(outs, props)

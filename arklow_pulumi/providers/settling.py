@@ -96,11 +96,11 @@ def _without(topo: Topology, row: OwnedRow) -> Topology:
 
 def pool_outputs(topo: Topology, name: str) -> dict[str, Any] | None:
     """The outputs ``read`` would give pool ``name`` in ``topo`` (None when it is not there)."""
-    found = pools._outputs(service.pool_view(topo, name), {})
+    found = pools.PoolProvider().outputs(service.pool_view(topo, name), {})
     return found or None
 
 
 def destination_outputs(topo: Topology, name: str) -> dict[str, Any] | None:
     """The outputs ``read`` would give destination ``name`` in ``topo`` (None when not there)."""
-    found = destinations._outputs(service.destination_view(topo, name), {})
+    found = destinations.DestinationProvider().outputs(service.destination_view(topo, name), {})
     return found or None

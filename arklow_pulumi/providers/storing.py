@@ -23,11 +23,17 @@ from collections.abc import Callable
 from types import ModuleType
 from typing import TYPE_CHECKING, Any
 
-from pulumi.dynamic import ConfigureRequest, ReadResult, ResourceProvider
+from pulumi.dynamic import (
+    ConfigureRequest,
+    CreateResult,
+    ReadResult,
+    ResourceProvider,
+    UpdateResult,
+)
 
 from arklow_pulumi import settings
 from arklow_pulumi.core.errors import ArklowError
-from arklow_pulumi.store.identity import Claim, Owner
+from arklow_pulumi.store.identity import Claim, Owner, new_create_id
 from arklow_pulumi.store_location import resolve_store_url
 
 # The first import of SQLAlchemy (and Alembic, when a store is migrated) must not run in two
@@ -152,9 +158,29 @@ class NamedObjectProvider(StoreProvider):
         """The service's view of the object ``name`` (``None`` when it is not stored)."""
         raise NotImplementedError
 
-    def outputs(self, view: Any, props: dict[str, Any]) -> dict[str, Any]:
-        """The resource's outputs from a view (``{}`` for ``None``)."""
+    @staticmethod
+    def document(view: Any) -> dict[str, Any]:
+        """The object's own outputs, from a view of it."""
         raise NotImplementedError
+
+    def outputs(self, view: Any, props: dict[str, Any]) -> dict[str, Any]:
+        """The resource's outputs from a view (the store's answer: no second read); ``{}`` for
+        ``None``."""
+        return {} if view is None else with_store(self.document(view), props)
+
+    def created(self, props: dict[str, Any], write: Callable[[Store, Claim], Any]) -> CreateResult:
+        """A create: ``write`` stores the object claimed under a new id of its own (never the id
+        of an object it replaces) and returns the store's view of it, which the outputs show."""
+        create_id = new_create_id()
+        view = write(self.store(props), claim_of(create_id, props))
+        return CreateResult(create_id, self.outputs(view, props))
+
+    def updated(
+        self, id_: str, props: dict[str, Any], write: Callable[[Store, Claim], Any]
+    ) -> UpdateResult:
+        """An update of the object created as ``id_``: as :meth:`created`, under the same id."""
+        view = write(self.store(props), claim_of(id_, props))
+        return UpdateResult(self.outputs(view, props))
 
     def read(self, id_: str, props: dict[str, Any]) -> ReadResult:
         outs = self.stored_outputs(self.stored_store(props), props, id_)
@@ -162,7 +188,7 @@ class NamedObjectProvider(StoreProvider):
         return ReadResult(id_, outs) if outs else gone(id_)
 
     def stored_outputs(self, store: Store, props: dict[str, Any], id_: str) -> dict[str, Any]:
-        view = self.view(store, str(props.get("arklow_name") or id_))
+        view = self.view(store, stored_name(props, id_))
         return self.outputs(view, props) if view is not None and is_own(view, id_) else {}
 
 
@@ -182,6 +208,11 @@ def owner_of(props: dict[str, Any]) -> Owner | None:
     if isinstance(stack, str) and stack and isinstance(urn, str) and urn:
         return Owner(stack, urn)
     return None
+
+
+def stored_name(props: dict[str, Any], id_: str) -> str:
+    """The name an object is stored under: its ``arklow_name`` input, else its Pulumi id."""
+    return str(props.get("arklow_name") or id_)
 
 
 def claim_of(create_id: str, props: dict[str, Any]) -> Claim:
