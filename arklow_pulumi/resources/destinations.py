@@ -62,8 +62,9 @@ class Destination(pulumi.dynamic.Resource, module="arklow", name="Destination"):
         lanes, standalone_capacity, *, arklow_name, store, opts)`` (see
         :func:`~.options.resource_args`)."""
         spec, opts = resource_args("Destination", resource_name, DestinationArgs, 3, args, kwargs)
-        arklow_name = spec.arklow_name if spec.arklow_name is not None else resource_name
-        registry.register("Destination", resource_name, self, arklow_name, resources=spec.resources)
+        arklow_name = registry.register(
+            "Destination", resource_name, self, spec.arklow_name, resources=spec.resources
+        )
         props: dict[str, Any] = {
             "arklow_name": arklow_name,
             "resources": spec.resources,

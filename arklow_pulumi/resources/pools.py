@@ -63,8 +63,9 @@ class Pool(pulumi.dynamic.Resource, module="arklow", name="Pool"):
         """``Pool(name, PoolArgs(...), opts)`` or ``Pool(name, resource, capacity, headroom,
         *, arklow_name, store, scale_policy, opts)`` (see :func:`~.options.resource_args`)."""
         spec, opts = resource_args("Pool", resource_name, PoolArgs, 3, args, kwargs)
-        arklow_name = spec.arklow_name if spec.arklow_name is not None else resource_name
-        registry.register("Pool", resource_name, self, arklow_name, pool_resource=spec.resource)
+        arklow_name = registry.register(
+            "Pool", resource_name, self, spec.arklow_name, pool_resource=spec.resource
+        )
         props: dict[str, Any] = {
             "arklow_name": arklow_name,
             "resource": spec.resource,

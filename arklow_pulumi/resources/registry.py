@@ -111,8 +111,11 @@ def register(
     *,
     pool_resource: Any = None,
     resources: Any = None,
-) -> None:
-    """Record ``resource``; refuse a second resource of ``kind`` with the same Arklow name."""
+) -> Any:
+    """Record ``resource`` under its Arklow name, ``arklow_name`` when given (not None), else its
+    Pulumi name, and return that name; refuse a second resource of ``kind`` with the same one."""
+    if arklow_name is None:
+        arklow_name = pulumi_name
     name = plain(arklow_name)
     entry = Declared(
         kind,
@@ -135,6 +138,7 @@ def register(
                 )
             program.by_name[(kind, name)] = entry
         program.by_object[id(resource)] = entry
+    return arklow_name
 
 
 def track(resource: pulumi.CustomResource, owner_urn: pulumi.Output[str]) -> None:

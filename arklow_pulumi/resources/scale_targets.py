@@ -76,8 +76,7 @@ class ScaleTarget(pulumi.dynamic.Resource, module="arklow", name="ScaleTarget"):
         min_replicas, max_replicas, units_per_replica, *, override_policies, arklow_name, store,
         opts)`` (see :func:`~.options.resource_args`)."""
         spec, opts = resource_args("ScaleTarget", resource_name, ScaleTargetArgs, 5, args, kwargs)
-        arklow_name = spec.arklow_name if spec.arklow_name is not None else resource_name
-        registry.register("ScaleTarget", resource_name, self, arklow_name)
+        arklow_name = registry.register("ScaleTarget", resource_name, self, spec.arklow_name)
         pool_name, deps = reference(spec.pool)
         props: dict[str, Any] = {
             "arklow_name": arklow_name,
