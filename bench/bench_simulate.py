@@ -28,6 +28,7 @@ import sys
 import tempfile
 import time
 from collections.abc import Callable
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
@@ -39,6 +40,7 @@ from simulate_inputs import topology_document, write_trace
 from topologies import topology as random_topology
 
 from arklow_pulumi.core.allocating import allocate
+from arklow_pulumi.core.topology import Topology
 from arklow_pulumi.reading.files import load_topology
 from arklow_pulumi.simulation import simulating
 from arklow_pulumi.simulation.forking import usable_cores
@@ -127,34 +129,57 @@ def moved(doc: dict[str, Any]) -> dict[str, Any]:
     return after
 
 
-def speed(days: int, tmp: Path) -> dict[str, Any]:
+@dataclass(frozen=True)
+class MoveFiles:
+    """The bench fleet on disk: its topology before and after the one-member move (:func:`moved`)
+    and its trace (``rows`` rows)."""
+
+    before: Path
+    after: Path
+    trace: Path
+    rows: int
+
+
+def write_move_files(tmp: Path, days: int) -> MoveFiles:
     doc = topology_document()
-    before_path, after_path = tmp / "before.yaml", tmp / "after.yaml"
-    before_path.write_text(yaml.safe_dump(doc))
-    after_path.write_text(yaml.safe_dump(moved(doc)))
-    trace_path = tmp / "trace.csv"
-    rows = write_trace(trace_path, doc, days=days)
+    before, after, trace = tmp / "before.yaml", tmp / "after.yaml", tmp / "trace.csv"
+    before.write_text(yaml.safe_dump(doc))
+    after.write_text(yaml.safe_dump(moved(doc)))
+    return MoveFiles(before, after, trace, write_trace(trace, doc, days=days))
 
-    def run_simulate(policies: tuple[str, ...], jobs: int | None = None) -> dict[str, RunResult]:
-        topo = load_topology(before_path)
-        return simulate(topo, read_trace(trace_path, topo.lanes_by_key), policies, jobs=jobs)
 
-    def run_what_if() -> Any:
-        a, b = load_topology(before_path), load_topology(after_path)
-        trace = read_trace(trace_path, {**a.lanes_by_key, **b.lanes_by_key})
-        return what_if(a, b, trace, 60.0, 120.0)
+def simulate_files(
+    files: MoveFiles, policies: tuple[str, ...], jobs: int | None = None
+) -> dict[str, RunResult]:
+    """``arklow simulate`` on the files before the move, as the CLI runs it: load, read, simulate."""
+    topo = load_topology(files.before)
+    return simulate(topo, read_trace(files.trace, topo.lanes_by_key), policies, jobs=jobs)
 
-    topo = load_topology(before_path)
-    trace = read_trace(trace_path, topo.lanes_by_key)
-    read_wall, read_cpu, _ = timed(lambda: read_trace(trace_path, topo.lanes_by_key))
+
+def what_if_files(files: MoveFiles) -> Any:
+    """``arklow what-if`` on the files, as the CLI runs it: load both sides, read, compare."""
+    a, b = load_topology(files.before), load_topology(files.after)
+    trace = read_trace(files.trace, {**a.lanes_by_key, **b.lanes_by_key})
+    return what_if(a, b, trace, 60.0, 120.0)
+
+
+def shared_units(before: Topology, after: Topology) -> int:
+    """The independent units identical on both sides of a change (what-if simulates them once)."""
+    return len({u.signature for u in split(before)} & {u.signature for u in split(after)})
+
+
+def speed(days: int, tmp: Path) -> dict[str, Any]:
+    files = write_move_files(tmp, days)
+    topo = load_topology(files.before)
+    trace = read_trace(files.trace, topo.lanes_by_key)
+    read_wall, read_cpu, _ = timed(lambda: read_trace(files.trace, topo.lanes_by_key))
     four = ("arklow", "standalone", "free-for-all", "static")
-    all_run, results = timed_run(lambda: run_simulate(four))
-    serial_run, serial = timed_run(lambda: run_simulate(four, jobs=1))
+    all_run, results = timed_run(lambda: simulate_files(files, four))
+    serial_run, serial = timed_run(lambda: simulate_files(files, four, jobs=1))
     assert repr(serial) == repr(results), "jobs=1 and the default gave different results"
-    one_run, _ = timed_run(lambda: run_simulate(("arklow",)))
-    wi_run, result = timed_run(run_what_if)
-    after = load_topology(after_path)
-    shared = {u.signature for u in split(topo)} & {u.signature for u in split(after)}
+    one_run, _ = timed_run(lambda: simulate_files(files, ("arklow",)))
+    wi_run, result = timed_run(lambda: what_if_files(files))
+    after = load_topology(files.after)
     noisy = {key for i, key in enumerate(topo.lanes_by_key) if i % 10 == 3}
     ark = results["arklow"].lanes
     quiet_demand = sum(f.demand for k, f in ark.items() if k not in noisy)
@@ -162,11 +187,11 @@ def speed(days: int, tmp: Path) -> dict[str, Any]:
     return {
         "days": days,
         "ticks": trace.tick_count(60.0),
-        "rows": rows,
+        "rows": files.rows,
         "lanes": len(topo.lanes),
         "pools": len(topo.pools),
         "units": len(split(topo)),
-        "shared_units": len(shared),
+        "shared_units": shared_units(topo, after),
         "read": (read_wall, read_cpu),
         "all": all_run,
         "serial": serial_run,

@@ -19,46 +19,26 @@ from typing import Any
 ROOT = Path(__file__).resolve().parents[1]
 sys.path[:0] = [str(ROOT), str(ROOT / "bench")]
 
-import yaml
-from bench_simulate import moved, timed
-from simulate_inputs import topology_document, write_trace
+from bench_simulate import shared_units, simulate_files, timed, what_if_files, write_move_files
 
 from arklow_pulumi.reading.files import load_topology
-from arklow_pulumi.simulation.simulate import simulate
 from arklow_pulumi.simulation.tracing import read_trace
 from arklow_pulumi.simulation.units import split
-from arklow_pulumi.simulation.whatif import what_if
 
 
 def measure(days: int, tmp: Path) -> dict[str, Any]:
-    doc = topology_document()
-    before_path, after_path = tmp / "before.yaml", tmp / "after.yaml"
-    before_path.write_text(yaml.safe_dump(doc))
-    after_path.write_text(yaml.safe_dump(moved(doc)))
-    trace_path = tmp / "trace.csv"
-    rows = write_trace(trace_path, doc, days=days)
-
-    def one_simulate() -> Any:
-        topo = load_topology(before_path)
-        return simulate(topo, read_trace(trace_path, topo.lanes_by_key), ("arklow",))
-
-    def one_what_if() -> Any:
-        a, b = load_topology(before_path), load_topology(after_path)
-        trace = read_trace(trace_path, {**a.lanes_by_key, **b.lanes_by_key})
-        return what_if(a, b, trace, 60.0, 120.0)
-
-    sim_wall, sim_cpu, _ = timed(one_simulate)
-    wi_wall, wi_cpu, result = timed(one_what_if)
-    before, after = load_topology(before_path), load_topology(after_path)
-    shared = {u.signature for u in split(before)} & {u.signature for u in split(after)}
+    files = write_move_files(tmp, days)
+    sim_wall, sim_cpu, _ = timed(lambda: simulate_files(files, ("arklow",)))
+    wi_wall, wi_cpu, result = timed(lambda: what_if_files(files))
+    before, after = load_topology(files.before), load_topology(files.after)
     return {
         "days": days,
-        "ticks": read_trace(trace_path).tick_count(60.0),
-        "rows": rows,
+        "ticks": read_trace(files.trace).tick_count(60.0),
+        "rows": files.rows,
         "lanes": len(before.lanes),
         "pools": len(before.pools),
         "units": len(split(before)),
-        "shared": len(shared),
+        "shared": shared_units(before, after),
         "simulate": (sim_wall, sim_cpu),
         "what_if": (wi_wall, wi_cpu),
         "flagged": len(result.flagged),
