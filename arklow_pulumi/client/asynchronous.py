@@ -18,22 +18,18 @@ from arklow_pulumi.client.exchange import (
     Exchange,
     LaneFace,
     LaneState,
+    auth_headers,
     response_json,
 )
 from arklow_pulumi.client.slots import AsyncSlotGate
 
 
-class AsyncLane(LaneFace):
+class AsyncLane(LaneFace[AsyncSlotGate]):
     """One lane of an :class:`AsyncClient`: ``report(demand)`` and ``async with lane.slot():``."""
 
     def __init__(self, client: AsyncClient, state: LaneState) -> None:
-        super().__init__(state, lambda: client.clock())
+        super().__init__(state, lambda: client.clock(), AsyncSlotGate)
         self._client = client
-        self._gate = AsyncSlotGate(self._capacity, state.admission.limit)
-
-    @property
-    def in_use(self) -> float:
-        return self._gate.in_use
 
     def report(self, demand: float) -> None:
         """Record the lane's demand; sent by the background task."""
@@ -64,9 +60,8 @@ class AsyncClient:
         clock: Callable[[], float] = time.monotonic,
         background: bool = True,
     ) -> None:
-        headers = {"Authorization": f"Bearer {token}"} if token else {}
         self._http = httpx.AsyncClient(
-            base_url=url, headers=headers, timeout=timeout, transport=transport
+            base_url=url, headers=auth_headers(token), timeout=timeout, transport=transport
         )
         self.interval = interval
         self.clock = clock
@@ -141,7 +136,7 @@ class AsyncClient:
             wake.clear()
 
     async def _send_batch(self, batch: list[tuple[str, float]]) -> None:
-        for _ in range(len(batch) + 1):
+        for _ in range(Exchange.sends(batch)):
             try:
                 response = await self._http.post(DEMAND_PATH, json=Exchange.body(batch))
             except httpx.HTTPError:

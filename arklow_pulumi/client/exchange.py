@@ -18,7 +18,7 @@ import logging
 import math
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, Generic, Protocol, TypeVar
 
 from arklow_pulumi.client.admission import LaneAdmission, Mode
 
@@ -60,6 +60,11 @@ def check_demand(lane: str, demand: float) -> float:
     return float(demand)
 
 
+def auth_headers(token: str | None) -> dict[str, str]:
+    """The headers that carry the client's token (none without one)."""
+    return {"Authorization": f"Bearer {token}"} if token else {}
+
+
 def response_json(response: Any) -> object:
     """An HTTP answer's JSON body, or None when it has none."""
     try:
@@ -68,13 +73,34 @@ def response_json(response: Any) -> object:
         return None
 
 
-class LaneFace:
-    """What both lane classes (thread and asyncio) show of a lane: name, limit, admission now,
-    mode and why its reports are refused. ``clock`` is the client's."""
+class Gate(Protocol):
+    """A lane's local limiter (the thread or the asyncio one of ``slots.py``)."""
 
-    def __init__(self, state: LaneState, clock: Callable[[], float]) -> None:
+    in_use: float
+
+
+G = TypeVar("G", bound=Gate)
+
+
+class LaneFace(Generic[G]):
+    """What both lane classes (thread and asyncio) show of a lane: name, limit, admission now,
+    mode, units held and why its reports are refused. ``clock`` is the client's; ``gate`` makes
+    the lane's limiter from its admission now and its limit."""
+
+    def __init__(
+        self,
+        state: LaneState,
+        clock: Callable[[], float],
+        gate: Callable[[Callable[[], float], float], G],
+    ) -> None:
         self._state = state
         self._clock = clock
+        self._gate = gate(self._capacity, state.admission.limit)
+
+    @property
+    def in_use(self) -> float:
+        """Units held now in this lane's slots."""
+        return self._gate.in_use
 
     @property
     def name(self) -> str:
@@ -146,6 +172,12 @@ class Exchange:
     @staticmethod
     def batches(reports: list[tuple[str, float]]) -> list[list[tuple[str, float]]]:
         return [reports[i : i + MAX_BATCH] for i in range(0, len(reports), MAX_BATCH)]
+
+    @staticmethod
+    def sends(batch: list[tuple[str, float]]) -> int:
+        """How many times a batch may be sent: each refused answer sets one lane aside, so once
+        per lane and once more."""
+        return len(batch) + 1
 
     @staticmethod
     def body(batch: list[tuple[str, float]]) -> dict[str, Any]:

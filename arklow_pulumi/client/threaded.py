@@ -17,22 +17,18 @@ from arklow_pulumi.client.exchange import (
     Exchange,
     LaneFace,
     LaneState,
+    auth_headers,
     response_json,
 )
 from arklow_pulumi.client.slots import SlotGate
 
 
-class Lane(LaneFace):
+class Lane(LaneFace[SlotGate]):
     """One lane of a :class:`Client`: ``report(demand)`` and ``with lane.slot():``."""
 
     def __init__(self, client: Client, state: LaneState) -> None:
-        super().__init__(state, lambda: client.clock())
+        super().__init__(state, lambda: client.clock(), SlotGate)
         self._client = client
-        self._gate = SlotGate(self._capacity, state.admission.limit)
-
-    @property
-    def in_use(self) -> float:
-        return self._gate.in_use
 
     def report(self, demand: float) -> None:
         """Record the lane's demand (in-flight plus queued units); sent in the background."""
@@ -71,9 +67,8 @@ class Client:
         clock: Callable[[], float] = time.monotonic,
         background: bool = True,
     ) -> None:
-        headers = {"Authorization": f"Bearer {token}"} if token else {}
         self._http = httpx.Client(
-            base_url=url, headers=headers, timeout=timeout, transport=transport
+            base_url=url, headers=auth_headers(token), timeout=timeout, transport=transport
         )
         self.interval = interval
         self.clock = clock
@@ -156,7 +151,7 @@ class Client:
             self._send_batch(batch)
 
     def _send_batch(self, batch: list[tuple[str, float]]) -> None:
-        for _ in range(len(batch) + 1):  # each retry sets one refused lane aside
+        for _ in range(Exchange.sends(batch)):
             try:
                 response = self._http.post(DEMAND_PATH, json=Exchange.body(batch))
             except httpx.HTTPError:
