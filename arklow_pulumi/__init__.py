@@ -27,20 +27,6 @@ if TYPE_CHECKING:
         ScaleTargetArgs,
     )
 
-_LAZY = {
-    "AwsAutoScalingGroup": "arklow_pulumi.resources.values",
-    "GcpManagedInstanceGroup": "arklow_pulumi.resources.values",
-    "Lane": "arklow_pulumi.resources.values",
-    "Destination": "arklow_pulumi.resources.destinations",
-    "DestinationArgs": "arklow_pulumi.resources.destinations",
-    "Pool": "arklow_pulumi.resources.pools",
-    "PoolArgs": "arklow_pulumi.resources.pools",
-    "PoolMembership": "arklow_pulumi.resources.memberships",
-    "PoolMembershipArgs": "arklow_pulumi.resources.memberships",
-    "ScaleTarget": "arklow_pulumi.resources.scale_targets",
-    "ScaleTargetArgs": "arklow_pulumi.resources.scale_targets",
-}
-
 __all__ = [
     "AwsAutoScalingGroup",
     "Destination",
@@ -57,10 +43,9 @@ __all__ = [
 
 
 def __getattr__(name: str) -> Any:
-    module = _LAZY.get(name)
-    if module is None:
+    if name not in __all__:
         raise AttributeError(f"module 'arklow_pulumi' has no attribute {name!r}")
-    value = getattr(importlib.import_module(module), name)
+    value = getattr(importlib.import_module("arklow_pulumi.resources"), name)
     globals()[name] = value
     return value
 
