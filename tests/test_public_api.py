@@ -28,6 +28,13 @@ def test_all_lists_the_resources_and_each_resolves() -> None:
         assert getattr(arklow_pulumi, name).__name__ == name
 
 
+def test_the_resources_package_exports_the_same_names() -> None:
+    # Both lists are literal (type checkers and linters read them so): they must stay one list.
+    import arklow_pulumi.resources
+
+    assert arklow_pulumi.resources.__all__ == arklow_pulumi.__all__
+
+
 def test_resources_are_pulumi_dynamic_resources() -> None:
     import pulumi.dynamic
 
