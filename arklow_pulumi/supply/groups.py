@@ -10,6 +10,11 @@ from arklow_pulumi.core.topology import GroupRef, ScaleTarget
 Method = Literal["resize", "set_desired_capacity", "autoscaler_window", "unchanged"]
 
 
+def ref_json(ref: GroupRef) -> dict[str, object]:
+    """How the supply's JSON names a group: its kind and name (the CLI's ``--format json``)."""
+    return {"kind": ref.kind, "name": ref.name}
+
+
 @dataclass(frozen=True, slots=True)
 class GroupState:
     """A point-in-time view of one cloud group.
@@ -35,8 +40,7 @@ class GroupState:
     def as_json(self) -> dict[str, object]:
         """The shape ``arklow supply describe --format json`` prints."""
         return {
-            "kind": self.ref.kind,
-            "name": self.ref.name,
+            **ref_json(self.ref),
             "desired": self.desired,
             "in_service": self.in_service,
             "pending": self.pending,
@@ -87,8 +91,7 @@ class Plan:
 
     def as_json(self) -> dict[str, object]:
         return {
-            "kind": self.ref.kind,
-            "name": self.ref.name,
+            **ref_json(self.ref),
             "previous": self.previous,
             "desired": self.desired,
             "method": self.method,
