@@ -13,20 +13,20 @@ import json
 import re
 import subprocess
 import threading
-import time
 import urllib.parse
 import urllib.request
-from collections.abc import Callable, Iterator
+from collections.abc import Iterator
 from datetime import datetime
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
-from typing import Any, TypeVar
+from typing import Any
 
 import httpx
 import pytest
 
 from tests import aws_moto
 from tests.arklow_cli import ARKLOW
+from tests.controller_process import ControllerProcess, eventually, store_topology
 
 ASG_MAX = 6
 TOPOLOGY = {
@@ -67,18 +67,6 @@ TOKENS = {
     "read": "tok-read-77aa",
     "destination:search": "tok-search-90c3",
 }
-T = TypeVar("T")
-
-
-def eventually(probe: Callable[[], T | None], what: str, deadline_s: float = 90.0) -> T:
-    end = time.monotonic() + deadline_s
-    while True:
-        answer = probe()
-        if answer:
-            return answer
-        if time.monotonic() > end:
-            pytest.fail(f"gave up waiting for {what} (last answer {answer!r})")
-        time.sleep(0.2)
 
 
 class RecordingProxy:
@@ -128,20 +116,9 @@ class RecordingProxy:
 
 
 def fill_store(path: Path, group: str = "gpu-workers") -> str:
-    from arklow_pulumi.reading.parsing import parse_topology
-    from arklow_pulumi.reading.spec import build_topology
-    from arklow_pulumi.store.engine import close_stores, open_store, writing
-    from arklow_pulumi.store.snapshots import load_all, write_changes
-
-    url = f"sqlite:///{path}"
-    store = open_store(url)
-    try:
-        with writing(store) as conn:
-            topology = json.loads(json.dumps(TOPOLOGY).replace("gpu-workers", group))
-            write_changes(conn, load_all(conn), build_topology(parse_topology(topology)))
-    finally:
-        close_stores()
-    return url
+    """A SQLite store at ``path`` holding TOPOLOGY, its Auto Scaling group named ``group``."""
+    topology = json.loads(json.dumps(TOPOLOGY).replace("gpu-workers", group))
+    return store_topology(f"sqlite:///{path}", topology)
 
 
 class Setup:
@@ -170,7 +147,9 @@ def setup(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Setup]:
         server.stop()
 
 
-class Controller:
+class Controller(ControllerProcess):
+    """The module's controller: a store holding TOPOLOGY, a tokens file with TOKENS."""
+
     def __init__(self, setup: Setup) -> None:
         work = setup.work / "run"
         (work / ".arklow").mkdir(parents=True)
@@ -182,22 +161,7 @@ class Controller:
             lines.append(f'  - {{name: "{scope}-token", scope: "{scope}", sha256: {digest}}}')
         tokens = work / "tokens.yaml"
         tokens.write_text("\n".join(lines) + "\n")
-        self.out, self.err = work / "out.txt", work / "err.txt"
-        argv = [ARKLOW, "controller", "run", "--store", self.store, "--listen", "127.0.0.1:0"]
-        argv += ["--interval", "1", "--tokens", str(tokens)]
-        with self.out.open("w") as out, self.err.open("w") as err:
-            self.process = subprocess.Popen(argv, cwd=work, env=setup.env, stdout=out, stderr=err)
-
-    def url(self) -> str:
-        def listening() -> str | None:
-            if self.process.poll() is not None:
-                pytest.fail(f"controller exited {self.process.returncode}: {self.err.read_text()}")
-            for line in self.out.read_text().splitlines():
-                if "listening on " in line:
-                    return line.split("listening on ")[1].split()[0]
-            return None
-
-        return eventually(listening, "the controller to listen")
+        super().__init__(work, self.store, "--tokens", str(tokens), env=setup.env)
 
 
 @pytest.fixture(scope="module")
@@ -206,12 +170,7 @@ def controller(setup: Setup) -> Iterator[Controller]:
     try:
         yield running
     finally:
-        running.process.terminate()
-        try:
-            running.process.wait(timeout=30)
-        except subprocess.TimeoutExpired:
-            running.process.kill()
-            running.process.wait(timeout=30)
+        running.end(timeout=30)
 
 
 def client(controller: Controller, scope: str | None = "admin") -> httpx.Client:

@@ -32,11 +32,10 @@ import pytest
 from sqlalchemy import make_url
 
 from arklow_pulumi.devservers.compute import ComputeServer
-from arklow_pulumi.reading.parsing import parse_topology
-from arklow_pulumi.reading.spec import build_topology
 from arklow_pulumi.store.engine import close_stores, open_store
 from arklow_pulumi.supply.fencing import NAMESPACE
-from tests.controller.conftest import put_topology
+from tests import controller_process
+from tests.controller_process import store_topology
 
 PROJECT, ZONE, MIG = "arklow-ha", "us-central1-a", "ha-workers"
 MIG_MIN, MIG_MAX = 1, 6
@@ -72,14 +71,8 @@ T = TypeVar("T")
 
 
 def eventually(probe: Callable[[], T | None], what: str, deadline_s: float = 60.0) -> T:
-    end = time.monotonic() + deadline_s
-    while True:
-        answer = probe()
-        if answer:
-            return answer
-        if time.monotonic() > end:
-            pytest.fail(f"gave up waiting for {what} (last answer {answer!r})")
-        time.sleep(0.1)
+    """:func:`tests.controller_process.eventually`, asked every 0.1 s: leadership moves fast here."""
+    return controller_process.eventually(probe, what, deadline_s, every=0.1)
 
 
 class StoreProxy:
@@ -344,9 +337,7 @@ class Cluster:
 @contextlib.contextmanager
 def ha_cluster(store_url: str, work: Path) -> Iterator[Cluster]:
     """A fresh database holding the topology, a Compute server with the MIG at size 1."""
-    store = open_store(store_url)
-    put_topology(store, build_topology(parse_topology(TOPOLOGY)))
-    close_stores()
+    store_topology(store_url, TOPOLOGY)
     compute = ComputeServer(port=0, op_delay=0.01, settle_delay=0.1).start()
     compute.log = deque(maxlen=1_000_000)  # keep every request: the checks read them all
     compute.add_group({"project": PROJECT, "zone": ZONE, "name": MIG, "targetSize": 1})

@@ -13,17 +13,17 @@ import json
 import os
 import signal
 import subprocess
-import time
 import urllib.request
 from collections.abc import Callable, Iterator, Mapping
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, TypeVar
+from typing import Any
 
 import httpx
 import pytest
 
 from tests import aws_moto
+from tests.controller_process import ControllerProcess, eventually
 from tests.e2e.pulumi_cli import ARKLOW, MISSING_ENGINE, Stack, engine_available, write_project
 
 pytestmark = pytest.mark.e2e
@@ -76,19 +76,6 @@ TOPOLOGY = {
         },
     ],
 }
-T = TypeVar("T")
-
-
-def eventually(probe: Callable[[], T | None], what: str, deadline_s: float = 120.0) -> T:
-    """``probe()``'s first truthy answer; fails naming ``what`` if none comes before the deadline."""
-    end = time.monotonic() + deadline_s
-    while True:
-        answer = probe()
-        if answer:
-            return answer
-        if time.monotonic() > end:
-            pytest.fail(f"gave up waiting for {what} (last answer {answer!r})")
-        time.sleep(0.2)
 
 
 @dataclass
@@ -144,32 +131,9 @@ def stack(clouds: Clouds, tmp_path_factory: pytest.TempPathFactory) -> Stack:
     return made
 
 
-class ControllerProcess:
-    """One ``arklow controller run`` subprocess; its output goes to files (no pipe to fill)."""
-
-    def __init__(self, stack: Stack, work: Path, *extra: str) -> None:
-        self.out, self.err = work / "out.txt", work / "err.txt"
-        argv = [str(ARKLOW), "controller", "run", "--store", stack.store_url]
-        argv += ["--listen", "127.0.0.1:0", "--interval", "1", *extra]
-        with self.out.open("w") as out, self.err.open("w") as err:
-            self.process = subprocess.Popen(
-                argv, cwd=stack.project, env=stack.env, stdout=out, stderr=err
-            )
-
-    def url(self) -> str:
-        def listening() -> str | None:
-            if self.process.poll() is not None:
-                pytest.fail(f"controller exited {self.process.returncode}: {self.err.read_text()}")
-            for line in self.out.read_text().splitlines():
-                if "listening on " in line:
-                    return line.split("listening on ")[1].split()[0]
-            return None
-
-        return eventually(listening, "the controller to listen")
-
-    def stop(self, sig: int = signal.SIGTERM) -> int:
-        self.process.send_signal(sig)
-        return self.process.wait(timeout=60)
+def controller(stack: Stack, work: Path, *extra: str) -> ControllerProcess:
+    """``arklow controller run`` on the stack's store, in its project with its environment."""
+    return ControllerProcess(work, stack.store_url, *extra, env=stack.env, cwd=stack.project)
 
 
 def report(api: httpx.Client, demand: Mapping[str, float]) -> httpx.Response:
@@ -192,7 +156,7 @@ def controller_dir(tmp_path: Path) -> Callable[[str], Path]:
 def test_demand_in_admission_out_groups_resized_within_bounds(
     stack: Stack, clouds: Clouds, controller_dir: Callable[[str], Path]
 ) -> None:
-    first = ControllerProcess(stack, controller_dir("first"))
+    first = controller(stack, controller_dir("first"))
     try:
         api = httpx.Client(base_url=first.url(), timeout=30)
         assert api.get("/healthz").status_code == 200
@@ -263,7 +227,7 @@ def test_demand_in_admission_out_groups_resized_within_bounds(
             first.process.wait(timeout=60)
 
     clouds.set_asg_desired(3)  # drift while no controller runs
-    again = ControllerProcess(stack, controller_dir("again"))
+    again = controller(stack, controller_dir("again"))
     try:
         api = httpx.Client(base_url=again.url(), timeout=30)
         # It serves the last published tick from the store at once, and numbers on from it.
@@ -331,7 +295,7 @@ def test_a_web_page_can_neither_drive_nor_read_the_controller(
     """The default no-token mode: a cross-origin "simple" POST (text/plain) and a rebound Host
     name are refused before any handler, so the demand they carry is never stored; a name given
     with --allowed-host is answered."""
-    running = ControllerProcess(stack, controller_dir("guarded"), "--allowed-host", "arklow.lan")
+    running = controller(stack, controller_dir("guarded"), "--allowed-host", "arklow.lan")
     try:
         url = running.url()
         api = httpx.Client(base_url=url, timeout=30)

@@ -10,21 +10,16 @@ from __future__ import annotations
 
 import os
 import subprocess
-import time
-from collections.abc import Callable, Iterator
+from collections.abc import Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, TypeVar
+from typing import Any
 
 import httpx
 
 from arklow_pulumi.devservers.compute import ComputeServer
-from arklow_pulumi.reading.parsing import parse_topology
-from arklow_pulumi.reading.spec import build_topology
-from arklow_pulumi.store.engine import close_stores, open_store, writing
-from arklow_pulumi.store.snapshots import load_all, write_changes
-from tests.e2e.pulumi_cli import ARKLOW
+from tests.controller_process import ControllerProcess, eventually, store_topology
 
 PROJECT, ZONE = "arklow-monitoring", "us-central1-a"
 INTERVAL_S = 0.5
@@ -85,18 +80,6 @@ EVENTS = (
     "arklow_http_requests_total",
     "arklow_target_desired_replicas",
 )
-T = TypeVar("T")
-
-
-def eventually(probe: Callable[[], T | None], what: str, deadline_s: float = 120.0) -> T:
-    end = time.monotonic() + deadline_s
-    while True:
-        answer = probe()
-        if answer:
-            return answer
-        if time.monotonic() > end:
-            raise TimeoutError(f"gave up waiting for {what} (last answer {answer!r})")
-        time.sleep(0.2)
 
 
 @dataclass
@@ -116,20 +99,11 @@ class LiveController:
         httpx.post(f"{self.url}/v1/demand", json={"reports": reports}, timeout=30)
 
 
-def _write_topology(store_url: str) -> None:
-    store = open_store(store_url)
-    try:
-        with writing(store) as conn:
-            write_changes(conn, load_all(conn), build_topology(parse_topology(TOPOLOGY)))
-    finally:
-        close_stores()
-
-
 @contextmanager
 def live_controller(work: Path) -> Iterator[LiveController]:
     """The controller running, every family of its scrape populated; stopped on exit."""
     compute = ComputeServer(port=0, op_delay=0.02, settle_delay=0.2).start()
-    process = None
+    running = None
     try:
         compute.add_group(
             {
@@ -148,26 +122,10 @@ def live_controller(work: Path) -> Iterator[LiveController]:
             {"scripted": [{"method": "POST", "path": "resize", "code": 400, "count": 1}]}
         )
         work.mkdir(parents=True, exist_ok=True)
-        store_url = f"sqlite:///{work / 'arklow.db'}"
-        _write_topology(store_url)
-        out, err = work / "out.txt", work / "err.txt"
+        store_url = store_topology(f"sqlite:///{work / 'arklow.db'}", TOPOLOGY)
         env = {**os.environ, "ARKLOW_GCP_COMPUTE_ENDPOINT": compute.url}
-        argv = [str(ARKLOW), "controller", "run", "--store", store_url]
-        argv += ["--listen", "127.0.0.1:0", "--interval", str(INTERVAL_S)]
-        with out.open("w") as out_file, err.open("w") as err_file:
-            process = subprocess.Popen(argv, cwd=work, env=env, stdout=out_file, stderr=err_file)
-
-        def listening() -> str | None:
-            if process.poll() is not None:
-                raise RuntimeError(f"controller exited {process.returncode}: {err.read_text()}")
-            for line in out.read_text().splitlines():
-                if "listening on " in line:
-                    return line.split("listening on ")[1].split()[0]
-            return None
-
-        live = LiveController(
-            eventually(listening, "the controller to listen"), compute, process, err
-        )
+        running = ControllerProcess(work, store_url, interval=INTERVAL_S, env=env)
+        live = LiveController(running.url(), compute, running.process, running.err)
 
         def populated() -> bool:
             live.report()  # lanes keep reporting, as the lane client does
@@ -177,11 +135,6 @@ def live_controller(work: Path) -> Iterator[LiveController]:
         eventually(populated, "every metric family to have samples")
         yield live
     finally:
-        if process is not None and process.poll() is None:
-            process.terminate()
-            try:
-                process.wait(timeout=60)
-            except subprocess.TimeoutExpired:
-                process.kill()
-                process.wait()
+        if running is not None:
+            running.end()
         compute.stop()
