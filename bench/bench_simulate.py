@@ -40,7 +40,6 @@ from simulate_inputs import topology_document, write_trace
 from topologies import topology as random_topology
 
 from arklow_pulumi.core.allocating import allocate
-from arklow_pulumi.core.topology import Topology
 from arklow_pulumi.reading.files import load_topology
 from arklow_pulumi.simulation import simulating
 from arklow_pulumi.simulation.forking import usable_cores
@@ -163,15 +162,25 @@ def what_if_files(files: MoveFiles) -> Any:
     return what_if(a, b, trace, 60.0, 120.0)
 
 
-def shared_units(before: Topology, after: Topology) -> int:
-    """The independent units identical on both sides of a change (what-if simulates them once)."""
-    return len({u.signature for u in split(before)} & {u.signature for u in split(after)})
+def fleet_figures(days: int, files: MoveFiles) -> dict[str, Any]:
+    """What both benches say of the fleet: trace size, lanes, pools, independent units, and the
+    units identical on both sides of the move (what-if simulates them once)."""
+    before, after = load_topology(files.before), load_topology(files.after)
+    shared = {u.signature for u in split(before)} & {u.signature for u in split(after)}
+    return {
+        "days": days,
+        "ticks": read_trace(files.trace).tick_count(60.0),
+        "rows": files.rows,
+        "lanes": len(before.lanes),
+        "pools": len(before.pools),
+        "units": len(split(before)),
+        "shared_units": len(shared),
+    }
 
 
 def speed(days: int, tmp: Path) -> dict[str, Any]:
     files = write_move_files(tmp, days)
     topo = load_topology(files.before)
-    trace = read_trace(files.trace, topo.lanes_by_key)
     read_wall, read_cpu, _ = timed(lambda: read_trace(files.trace, topo.lanes_by_key))
     four = ("arklow", "standalone", "free-for-all", "static")
     all_run, results = timed_run(lambda: simulate_files(files, four))
@@ -179,19 +188,12 @@ def speed(days: int, tmp: Path) -> dict[str, Any]:
     assert repr(serial) == repr(results), "jobs=1 and the default gave different results"
     one_run, _ = timed_run(lambda: simulate_files(files, ("arklow",)))
     wi_run, result = timed_run(lambda: what_if_files(files))
-    after = load_topology(files.after)
     noisy = {key for i, key in enumerate(topo.lanes_by_key) if i % 10 == 3}
     ark = results["arklow"].lanes
     quiet_demand = sum(f.demand for k, f in ark.items() if k not in noisy)
     quiet_held = sum(f.held for k, f in ark.items() if k not in noisy)
     return {
-        "days": days,
-        "ticks": trace.tick_count(60.0),
-        "rows": files.rows,
-        "lanes": len(topo.lanes),
-        "pools": len(topo.pools),
-        "units": len(split(topo)),
-        "shared_units": shared_units(topo, after),
+        **fleet_figures(days, files),
         "read": (read_wall, read_cpu),
         "all": all_run,
         "serial": serial_run,

@@ -19,26 +19,15 @@ from typing import Any
 ROOT = Path(__file__).resolve().parents[1]
 sys.path[:0] = [str(ROOT), str(ROOT / "bench")]
 
-from bench_simulate import shared_units, simulate_files, timed, what_if_files, write_move_files
-
-from arklow_pulumi.reading.files import load_topology
-from arklow_pulumi.simulation.tracing import read_trace
-from arklow_pulumi.simulation.units import split
+from bench_simulate import fleet_figures, simulate_files, timed, what_if_files, write_move_files
 
 
 def measure(days: int, tmp: Path) -> dict[str, Any]:
     files = write_move_files(tmp, days)
     sim_wall, sim_cpu, _ = timed(lambda: simulate_files(files, ("arklow",)))
     wi_wall, wi_cpu, result = timed(lambda: what_if_files(files))
-    before, after = load_topology(files.before), load_topology(files.after)
     return {
-        "days": days,
-        "ticks": read_trace(files.trace).tick_count(60.0),
-        "rows": files.rows,
-        "lanes": len(before.lanes),
-        "pools": len(before.pools),
-        "units": len(split(before)),
-        "shared": shared_units(before, after),
+        **fleet_figures(days, files),
         "simulate": (sim_wall, sim_cpu),
         "what_if": (wi_wall, wi_cpu),
         "flagged": len(result.flagged),
@@ -71,7 +60,7 @@ def report(m: dict[str, Any]) -> str:
             "",
             f"Trace: {m['days']} days at 1-minute ticks ({m['ticks']:,} ticks), {m['rows']:,} rows, "
             f"{m['lanes']:,} lanes / {m['pools']} pools split into {m['units']} independent units; "
-            f"the change moves d0 to another pool ({m['shared']} units identical on both sides, "
+            f"the change moves d0 to another pool ({m['shared_units']} units identical on both sides, "
             f"simulated once; {m['flagged']} lanes flagged). Each run: load topology, read the "
             "CSV, simulate.",
             "",
