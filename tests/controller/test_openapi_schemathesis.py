@@ -17,7 +17,6 @@ import hashlib
 import os
 import subprocess
 import sys
-import time
 from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
@@ -32,6 +31,7 @@ from arklow_pulumi.core.topology import Destination, Lane
 from arklow_pulumi.store import open_store
 from arklow_pulumi.store import service as svc
 from arklow_pulumi.store.engine import close_stores
+from tests.controller_process import ControllerProcess, eventually
 from tests.memory_controller import MemoryPort
 from tests.uvicorn_server import UvicornThread
 
@@ -66,54 +66,30 @@ def fill_store(path: Path) -> str:
     return url
 
 
-class ControllerProcess:
-    """``arklow controller run`` with a tokens file; its output goes to files."""
-
-    def __init__(self, work: Path) -> None:
-        digest = hashlib.sha256(TOKEN.encode()).hexdigest()
-        tokens = work / "tokens.yaml"
-        tokens.write_text(f"tokens:\n  - {{name: ops, scope: admin, sha256: {digest}}}\n")
-        store = fill_store(work / "arklow.db")
-        self.out, self.err = work / "out.txt", work / "err.txt"
-        argv = [str(BIN / "arklow"), "controller", "run", "--store", store]
-        argv += ["--listen", "127.0.0.1:0", "--interval", "1", "--tokens", str(tokens)]
-        with self.out.open("w") as out, self.err.open("w") as err:
-            self.process = subprocess.Popen(argv, cwd=work, stdout=out, stderr=err)
-
-    def url(self, deadline_s: float = 120.0) -> str:
-        end = time.monotonic() + deadline_s
-        while time.monotonic() < end:
-            if self.process.poll() is not None:
-                pytest.fail(f"controller exited {self.process.returncode}: {self.err.read_text()}")
-            for line in self.out.read_text().splitlines():
-                if "listening on " in line:
-                    return line.split("listening on ")[1].split()[0]
-            time.sleep(0.1)
-        pytest.fail("the controller did not listen")
-
-    def stop(self) -> None:
-        self.process.terminate()
-        try:
-            self.process.wait(timeout=30)
-        except subprocess.TimeoutExpired:
-            self.process.kill()
-            self.process.wait(timeout=30)
+def controller_process(work: Path) -> ControllerProcess:
+    """``arklow controller run`` on :func:`fill_store`'s store, with a tokens file for TOKEN."""
+    digest = hashlib.sha256(TOKEN.encode()).hexdigest()
+    tokens = work / "tokens.yaml"
+    tokens.write_text(f"tokens:\n  - {{name: ops, scope: admin, sha256: {digest}}}\n")
+    return ControllerProcess(work, fill_store(work / "arklow.db"), "--tokens", str(tokens))
 
 
 @contextmanager
 def live_controller(work: Path) -> Iterator[str]:
     """A controller process's URL once it has published its first tick."""
-    running = ControllerProcess(work)
+    running = controller_process(work)
     try:
         url = running.url()
         auth = {"Authorization": f"Bearer {TOKEN}"}
-        end = time.monotonic() + 60
-        while httpx.get(url + "/v1/admission", headers=auth).status_code != 200:
-            assert time.monotonic() < end, "no first tick"
-            time.sleep(0.1)
+        eventually(
+            lambda: httpx.get(url + "/v1/admission", headers=auth).status_code == 200,
+            "the first tick",
+            deadline_s=60,
+            every=0.1,
+        )
         yield url
     finally:
-        running.stop()
+        running.end(timeout=30)
     assert "Traceback" not in running.err.read_text(), running.err.read_text()
 
 
