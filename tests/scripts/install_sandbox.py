@@ -5,8 +5,9 @@ waited for, a stopped build that leaves nothing behind.
 The script runs from a copy of itself in a temporary checkout (so .tools/bin is the copy's), with
 its cache and HOME in a temporary directory (the machine's real cache is never touched) and a
 stand-in ``go`` first on PATH: the Go toolchain is not the project's, and a real first build takes
-minutes. Each test file gives its stand-in, which logs each call (and its pid) to FAKE_GO_LOG and
-takes FAKE_GO_SECONDS per install, so a test can count the builds and see them stopped."""
+minutes. The stand-in logs each call (and its pid) to FAKE_GO_LOG, so a test can count the builds
+and see them stopped; each test file gives its answers to the script's other commands (an install
+takes FAKE_GO_SECONDS)."""
 
 from __future__ import annotations
 
@@ -20,12 +21,29 @@ from pathlib import Path
 
 from tests.e2e.pulumi_cli import REPO
 
+# The stand-in ``go``: every call logged (its pid too, to see a stopped build's compile gone) and
+# ``go env GOVERSION`` answered; a test file's own answers follow as ``elif`` branches.
+FAKE_GO_HEAD = r"""#!/usr/bin/env python3
+import json, os, re, sys, time
+args = sys.argv[1:]
+with open(os.environ["FAKE_GO_LOG"], "a") as log:
+    log.write(" ".join(args) + "\n")
+with open(os.environ["FAKE_GO_LOG"] + ".pids", "a") as pids:
+    pids.write(f"{os.getpid()}\n")
+if args[:2] == ["env", "GOVERSION"]:
+    print("go1.26.0")
+"""
+FAKE_GO_TAIL = r"""else:
+    sys.exit(f"fake go: unexpected {args}")
+"""
+
 
 class Sandbox:
-    """A checkout holding ``scripts/<script>``, which builds ``binary`` into ``.tools/bin``."""
+    """A checkout holding ``scripts/<script>``, which builds ``binary`` into ``.tools/bin``, and a
+    stand-in ``go`` answering ``go_answers`` (``elif`` branches over ``args``) besides the rest."""
 
     def __init__(
-        self, root: Path, script: str, binary: str, fake_go: str, env: Mapping[str, str]
+        self, root: Path, script: str, binary: str, go_answers: str, env: Mapping[str, str]
     ) -> None:
         self.root, self.script, self.binary = root, script, binary
         self.repo = root / "repo"
@@ -35,7 +53,7 @@ class Sandbox:
         shutil.copy(REPO / "scripts" / script, self.repo / "scripts")
         bin_dir = root / "bin"
         bin_dir.mkdir()
-        (bin_dir / "go").write_text(fake_go)
+        (bin_dir / "go").write_text(FAKE_GO_HEAD + go_answers + FAKE_GO_TAIL)
         (bin_dir / "go").chmod(0o755)
         (root / "home").mkdir()
         self.env = {
