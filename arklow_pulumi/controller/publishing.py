@@ -137,9 +137,21 @@ def in_target_order(decision: Decision) -> list[tuple[TargetId, TargetDecision]]
 def target_records(
     obs: Observation, decided: list[tuple[TargetId, TargetDecision]]
 ) -> list[TargetRecord]:
-    """The stored row of each decided target: observed in service and pending, desired."""
+    """The stored row of each decided target: observed in service and pending, desired, and its
+    last move."""
     records = []
     for tid, d in decided:
         seen = obs.observed[tid]
-        records.append(TargetRecord(tid.name, tid.pool, seen.in_service, seen.pending, d.desired))
+        move = d.move
+        records.append(
+            TargetRecord(
+                tid.name,
+                tid.pool,
+                seen.in_service,
+                seen.pending,
+                d.desired,
+                None if move is None else move.at,
+                None if move is None else move.direction,
+            )
+        )
     return records

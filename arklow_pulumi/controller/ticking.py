@@ -77,7 +77,7 @@ from arklow_pulumi.core.deciding import (
     decide,
     scale_targets,
 )
-from arklow_pulumi.core.policy import DEFAULT_POLICY
+from arklow_pulumi.core.policy import DEFAULT_POLICY, Move
 from arklow_pulumi.core.topology import Topology
 from arklow_pulumi.store.engine import Store, StoreError, checkpoint
 from arklow_pulumi.store.revision import topology_revision
@@ -147,6 +147,7 @@ class _Memory:
     published: Published | None = None
     tick: int = 0
     history: dict[str, list[Recommendation]] = field(default_factory=dict)
+    moves: dict[str, Move] = field(default_factory=dict)  # each target's last move
     # Each lane's last demand-history row (columns over the topology's lanes).
     lanes: LaneHistory = field(default_factory=LaneHistory)
     observed: dict[TargetId, Observed] = field(default_factory=dict)
@@ -229,6 +230,11 @@ class Controller:
             target: [Recommendation(at, n) for at, n in rows]
             for target, rows in snapshot.recommendations.items()
         }
+        memory.moves = {
+            name: Move(row.moved_at, row.moved)
+            for name, row in snapshot.targets.items()
+            if row.moved_at is not None and row.moved is not None
+        }
         memory.lanes = LaneHistory(snapshot.last_demand)
         memory.written = dict(snapshot.targets)
         self._sink.refresh(topo)
@@ -271,8 +277,10 @@ class Controller:
         return memory.topology
 
     def decide(self, obs: Observation) -> Decision:
-        history = {tid: self._memory.history.get(tid.name, ()) for tid in obs.targets}
-        return decide(obs.topology, obs.demand, obs.observed, history, obs.at)
+        memory = self._memory
+        history = {tid: memory.history.get(tid.name, ()) for tid in obs.targets}
+        moves = {tid: move for tid in obs.targets if (move := memory.moves.get(tid.name))}
+        return decide(obs.topology, obs.demand, obs.observed, history, obs.at, moves=moves)
 
     def plan(self) -> PlanView:
         """Observe and decide; act on nothing, write nothing."""
@@ -460,6 +468,9 @@ class Controller:
         memory.written.update({t.target: t for t in record.targets})
         for name, at, replicas in recommendations:
             memory.history.setdefault(name, []).append(Recommendation(at, replicas))
+        for tid, d in decided:
+            if d.move is not None:
+                memory.moves[tid.name] = d.move
         self._forget_old(obs)
         memory.published = published
         memory.tick = published.tick
@@ -477,6 +488,9 @@ class Controller:
         names = {tid.name for tid in obs.targets}
         for name in [name for name in history if name not in names]:
             del history[name]
+        moves = self._memory.moves
+        for name in [name for name in moves if name not in names]:
+            del moves[name]
         for rows in history.values():
             if rows and rows[0].at < horizon:
                 cut = 1  # a tick or two of them, usually

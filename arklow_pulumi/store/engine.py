@@ -59,7 +59,7 @@ __all__ = [
 ]
 # The newest Alembic revision shipped in migrations/versions (a test keeps them equal): a store
 # already there is opened without loading Alembic at all.
-SCHEMA_REVISION = "0007"
+SCHEMA_REVISION = "0008"
 MIGRATIONS = Path(__file__).with_name("migrations")
 # Keys of the PostgreSQL advisory locks ("arklow" in ASCII, and one more for migrations).
 WRITE_LOCK = 0x61726B6C6F77

@@ -88,6 +88,8 @@ class TargetRecord:
     in_service: int
     pending: int
     desired: int
+    moved_at: float | None = None  # its last move (the scale policy's): when, and which way
+    moved: int | None = None  # +1 up, -1 down
 
 
 @dataclass(frozen=True, slots=True)
@@ -334,9 +336,27 @@ def write_tick(store: Store, lease: Lease, record: TickRecord) -> None:
             _insert_many(
                 conn,
                 TARGETS,
-                ("target", "pool", "in_service", "pending", "desired", "observed_at"),
+                (
+                    "target",
+                    "pool",
+                    "in_service",
+                    "pending",
+                    "desired",
+                    "observed_at",
+                    "moved_at",
+                    "moved",
+                ),
                 [
-                    (t.target, t.pool, t.in_service, t.pending, t.desired, record.at)
+                    (
+                        t.target,
+                        t.pool,
+                        t.in_service,
+                        t.pending,
+                        t.desired,
+                        record.at,
+                        t.moved_at,
+                        t.moved,
+                    )
                     for t in record.targets
                 ],
                 conflict=("target",),
@@ -442,7 +462,9 @@ def load_snapshot(store: Store, recommendations_since: float) -> RuntimeSnapshot
         row = conn.execute(select(PUBLISHED).where(PUBLISHED.c.name == PUBLISHED_NAME)).first()
         published = None if row is None else (row.tick, row.at, dict(row.document))
         targets = {
-            r.target: TargetRecord(r.target, r.pool, r.in_service, r.pending, r.desired)
+            r.target: TargetRecord(
+                r.target, r.pool, r.in_service, r.pending, r.desired, r.moved_at, r.moved
+            )
             for r in conn.execute(select(TARGETS))
         }
         history: dict[str, list[tuple[float, int]]] = {}

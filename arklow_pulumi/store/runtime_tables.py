@@ -13,7 +13,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from sqlalchemy import JSON, BigInteger, Float, Index, Integer, LargeBinary, String
+from sqlalchemy import JSON, BigInteger, Float, Index, Integer, LargeBinary, SmallInteger, String
 from sqlalchemy.orm import Mapped, mapped_column
 
 from arklow_pulumi.store.tables import Base
@@ -44,6 +44,9 @@ class TargetStateRow(Base):
     pending: Mapped[int] = mapped_column(Integer, nullable=False)
     desired: Mapped[int] = mapped_column(Integer, nullable=False)
     observed_at: Mapped[float] = mapped_column(Float, nullable=False)
+    # its last move (the scale policy's reversal guard): when, and +1 up / -1 down; NULL: none
+    moved_at: Mapped[float | None] = mapped_column(Float, nullable=True)
+    moved: Mapped[int | None] = mapped_column(SmallInteger, nullable=True)
 
 
 class RecommendationRow(Base):

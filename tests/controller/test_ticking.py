@@ -265,8 +265,10 @@ def test_demand_history_keeps_changes_and_prunes_old_rows_in_batches(
 def test_a_restarted_controller_continues_from_the_store(setup: Setup, clock: FakeClock) -> None:
     controller, supply = setup
     report(controller, search__batch=60)
-    controller.tick()
+    first = controller.tick()
     assert supply.groups[REF].desired == 9  # the pool holds work: to what it needs at once
+    moved = first.decision.targets[GPU].move
+    assert moved is not None and moved.direction == 1
     report(controller, search__batch=0)
     clock.advance(10)
     again = make_controller(controller.store, supply, controller.lease, clock)
@@ -275,6 +277,8 @@ def test_a_restarted_controller_continues_from_the_store(setup: Setup, clock: Fa
     assert outcome.published.tick == 2
     # The scale-down window came back from the store: no drop right after a restart.
     assert supply.groups[REF].desired == 9
+    # and so did the target's last move (the reversal guard), as the first tick stored it
+    assert outcome.decision.targets[GPU].move == moved
 
 
 def test_a_lost_lease_writes_nothing_and_resizes_nothing(setup: Setup) -> None:
