@@ -180,7 +180,7 @@ def test_never_outside_bounds_nor_turned_around_within_the_window(
     assert lo <= got <= hi
     if lo <= current <= hi:  # moves towards the recommendation, never past it
         assert min(current, rec) <= got <= max(current, rec)
-    if lo <= current <= hi and age < policy.scale_down_window_s:
+    if last is not None and lo <= current <= hi and age < policy.scale_down_window_s:
         if direction > 0:
             assert got >= current  # no scale-down after a scale-up, held or not
         elif not held:
