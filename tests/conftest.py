@@ -1,13 +1,16 @@
-"""Fixtures more than one test folder asks for: the project's Compute API test server, started once
-for the session (each folder's ``compute`` fixture resets it for each test and sets the
+"""Fixtures more than one test folder asks for: the project's Compute API test server and a moto
+server for AWS Auto Scaling, each started once for the session. Each test that uses one resets it:
+``aws_env`` here for moto, each folder's ``compute`` fixture for the Compute API server (with the
 environment its tests need)."""
 
 from __future__ import annotations
 
 from collections.abc import Iterator
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 import pytest
+
+from tests import aws_moto
 
 if TYPE_CHECKING:
     from arklow_pulumi.devservers.compute import ComputeServer
@@ -21,3 +24,30 @@ def compute_server() -> Iterator[ComputeServer]:
     server.start()
     yield server
     server.stop()
+
+
+@pytest.fixture(scope="session")
+def moto_url() -> Iterator[str]:
+    server, url = aws_moto.start_server()
+    yield url
+    server.stop()
+
+
+@pytest.fixture
+def aws_env(moto_url: str, monkeypatch: pytest.MonkeyPatch) -> dict[str, str]:
+    """The environment a user's process would have, pointed at the session's moto server (reset
+    for each test): no profile, no Auto Scaling endpoint of its own."""
+    aws_moto.reset(moto_url)
+    env = aws_moto.aws_env(moto_url)
+    for key, value in env.items():
+        monkeypatch.setenv(key, value)
+    for key in ("AWS_PROFILE", "AWS_ENDPOINT_URL_AUTO_SCALING"):
+        monkeypatch.delenv(key, raising=False)
+    return env
+
+
+@pytest.fixture
+def asg(moto_url: str, aws_env: dict[str, str]) -> Any:
+    """A raw boto3 Auto Scaling client on that server, with ``aws_env`` set, to arrange state (the
+    project's code is not used for that)."""
+    return aws_moto.autoscaling_client(moto_url)

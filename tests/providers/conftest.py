@@ -1,4 +1,5 @@
-"""Provider fixtures: a store per test (SQLite and PostgreSQL) and a moto server for ASGs."""
+"""Provider fixtures: a store per test (SQLite and PostgreSQL) and the session's moto server for
+ASGs (tests/conftest.py)."""
 
 from __future__ import annotations
 
@@ -51,23 +52,6 @@ def props(store_url: str) -> Any:
         return {**values, "store": store_url}
 
     return make
-
-
-@pytest.fixture(scope="session")
-def moto_url() -> Iterator[str]:
-    server, url = aws_moto.start_server()
-    yield url
-    server.stop()
-
-
-@pytest.fixture
-def autoscaling(moto_url: str, monkeypatch: pytest.MonkeyPatch) -> Any:
-    """A raw boto3 client on a reset moto server, with the environment a user's process has."""
-    aws_moto.reset(moto_url)
-    for key, value in aws_moto.aws_env(moto_url).items():
-        monkeypatch.setenv(key, value)
-    monkeypatch.delenv("AWS_PROFILE", raising=False)
-    return aws_moto.autoscaling_client(moto_url)
 
 
 def make_asg(client: Any, name: str, low: int, high: int) -> None:

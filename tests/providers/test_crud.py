@@ -131,9 +131,7 @@ def test_store_url_from_provider_config(sqlite_url: str) -> None:
     assert svc.get_pool(open_store(sqlite_url), "p") is not None
 
 
-def test_read_answers_every_output_from_the_store(
-    props: Any, store_url: str, autoscaling: Any
-) -> None:
+def test_read_answers_every_output_from_the_store(props: Any, store_url: str, asg: Any) -> None:
     """What ``pulumi refresh`` brings back: after changes made outside Pulumi (the pool shrunk,
     another member joined, the controller moved the replica count, the lanes edited), ``read``
     returns every output property from the store, none from the state it was handed."""
@@ -147,7 +145,7 @@ def test_read_answers_every_output_from_the_store(
     from tests.providers.conftest import make_asg
     from tests.providers.test_scale_targets import target
 
-    make_asg(autoscaling, "asg-a", 1, 10)
+    make_asg(asg, "asg-a", 1, 10)
     a = DestinationProvider().create(destination(props, "a", "gpu"))
     DestinationProvider().create(destination(props, "b", "gpu"))
     DestinationProvider().create(destination(props, "c", "gpu"))

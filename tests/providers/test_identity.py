@@ -43,11 +43,11 @@ def target(props: Any, pool: str, max_replicas: float = 10.0) -> dict[str, Any]:
 
 
 def test_the_replacement_of_a_target_survives_the_delete_of_the_original(
-    props: Any, autoscaling: Any, store_url: str
+    props: Any, asg: Any, store_url: str
 ) -> None:
     """Issue 8 item 1 at the provider: state holds the target (id A) marked for replacement;
     the engine creates its replacement first, then deletes A."""
-    make_asg(autoscaling, "gpu-workers", 0, 10)
+    make_asg(asg, "gpu-workers", 0, 10)
     PoolProvider().create(props(arklow_name="shared-gpu", resource="gpu", **owned("Pool", "p")))
     provider = ScaleTargetProvider()
     original = provider.create(target(props, "shared-gpu"))

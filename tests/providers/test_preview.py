@@ -164,15 +164,15 @@ def test_membership_diff_ignores_the_hidden_inputs() -> None:
 # -- finding 8: a new group is verified in check, before the delete of a replacement -----------
 
 
-def test_check_of_a_changed_group_verifies_it_before_the_replacement(autoscaling: Any) -> None:
-    make_asg(autoscaling, "asg-a", 0, 10)
+def test_check_of_a_changed_group_verifies_it_before_the_replacement(asg: Any) -> None:
+    make_asg(asg, "asg-a", 0, 10)
     provider = ScaleTargetProvider()
     olds = provider.check({}, target_news()).inputs
     gone = {"kind": "aws_asg", "name": "no-such-asg", "region": "us-east-1"}
     result = provider.check(olds, target_news(group=gone))
     assert [f.property for f in result.failures] == ["group"]
     assert "does not exist" in result.failures[0].reason
-    make_asg(autoscaling, "asg-b", 0, 10)
+    make_asg(asg, "asg-b", 0, 10)
     moved = {"kind": "aws_asg", "name": "asg-b", "region": "us-east-1"}
     assert described(provider.check(olds, target_news(group=moved))) == []
 
@@ -201,9 +201,9 @@ def test_check_without_a_group_change_never_calls_verify(
     assert described(provider.check(olds, unknown)) == []
 
 
-def test_check_refuses_bounds_beyond_a_group_it_can_describe(autoscaling: Any) -> None:
+def test_check_refuses_bounds_beyond_a_group_it_can_describe(asg: Any) -> None:
     """Issue 8 item 1: ``max_replicas: 50`` on a group whose MaxSize is 10 fails at preview."""
-    make_asg(autoscaling, "asg-a", 0, 10)
+    make_asg(asg, "asg-a", 0, 10)
     provider = ScaleTargetProvider()
     result = provider.check({}, target_news(max_replicas=50.0))
     assert [f.property for f in result.failures] == ["max_replicas"]

@@ -38,10 +38,8 @@ def gpu_pool(props: Any) -> str:
     return str(created.id)
 
 
-def test_target_within_the_group_bounds_is_attached(
-    props: Any, autoscaling: Any, gpu_pool: str
-) -> None:
-    make_asg(autoscaling, "asg-a", 1, 10)
+def test_target_within_the_group_bounds_is_attached(props: Any, asg: Any, gpu_pool: str) -> None:
+    make_asg(asg, "asg-a", 1, 10)
     provider = ScaleTargetProvider()
     created = provider.create(target(props))
     assert created.id and created.id != "asg-a"  # a create id, not the name
@@ -61,10 +59,8 @@ def test_target_within_the_group_bounds_is_attached(
     assert PoolProvider().read(gpu_pool, props(arklow_name="gpu")).id == ""
 
 
-def test_target_outside_the_group_bounds_is_refused(
-    props: Any, autoscaling: Any, gpu_pool: str
-) -> None:
-    make_asg(autoscaling, "asg-a", 3, 6)
+def test_target_outside_the_group_bounds_is_refused(props: Any, asg: Any, gpu_pool: str) -> None:
+    make_asg(asg, "asg-a", 3, 6)
     # preview already sees it when the group can be described
     failures = ScaleTargetProvider().check({}, target(props, check=False)).failures
     assert sorted(f.property for f in failures) == ["max_replicas", "min_replicas"]
@@ -78,20 +74,20 @@ def test_target_outside_the_group_bounds_is_refused(
 
 
 @pytest.mark.usefixtures("gpu_pool")
-def test_target_of_a_missing_group_is_refused(props: Any, autoscaling: Any) -> None:
+def test_target_of_a_missing_group_is_refused(props: Any, asg: Any) -> None:
     with pytest.raises(InvalidInput, match="does not exist"):
         ScaleTargetProvider().create(target(props))
 
 
 @pytest.mark.usefixtures("gpu_pool")
 def test_read_of_a_group_deleted_outside_returns_the_store_not_an_error(
-    props: Any, autoscaling: Any
+    props: Any, asg: Any
 ) -> None:
     """One drifted group must not break ``pulumi refresh`` of the whole stack: read returns what
     the store holds (no cloud check); create/update still verify the group."""
-    make_asg(autoscaling, "asg-a", 1, 10)
+    make_asg(asg, "asg-a", 1, 10)
     created = ScaleTargetProvider().create(target(props))
-    autoscaling.delete_auto_scaling_group(AutoScalingGroupName="asg-a", ForceDelete=True)
+    asg.delete_auto_scaling_group(AutoScalingGroupName="asg-a", ForceDelete=True)
     read = ScaleTargetProvider().read(created.id, created.outs)
     assert read.id == created.id and read.outs["group"]["name"] == "asg-a"
     with pytest.raises(InvalidInput, match="does not exist"):

@@ -19,10 +19,8 @@ READS = ("get_destination", "get_pool", "get_target", "membership_view", "get_me
 LANES = [{"name": "l", "limit": 4.0, "weight": 1.0, "cost": None}]
 
 
-def test_outputs_come_from_the_write(
-    props: Any, autoscaling: Any, monkeypatch: pytest.MonkeyPatch
-) -> None:
-    make_asg(autoscaling, "asg-a", 1, 10)
+def test_outputs_come_from_the_write(props: Any, asg: Any, monkeypatch: pytest.MonkeyPatch) -> None:
+    make_asg(asg, "asg-a", 1, 10)
     dests, pools, targets = DestinationProvider(), PoolProvider(), ScaleTargetProvider()
     dest_in = dests.check({}, props(arklow_name="d", resources=["gpu"], lanes=LANES)).inputs
     pool_in = pools.check({}, props(arklow_name="gpu", resource="gpu", capacity=2.0)).inputs

@@ -77,10 +77,10 @@ def test_an_unknown_store_is_not_a_change() -> None:
 
 
 def test_scale_target_store_only_update_skips_the_cloud(
-    two_urls: tuple[str, str], autoscaling: Any, monkeypatch: pytest.MonkeyPatch
+    two_urls: tuple[str, str], asg: Any, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     old_url, new_url = two_urls
-    make_asg(autoscaling, "asg-a", 0, 10)
+    make_asg(asg, "asg-a", 0, 10)
     PoolProvider().create({"arklow_name": "gpu", "resource": "gpu", "store": old_url})
     news = {
         "arklow_name": "asg-a",
@@ -93,7 +93,7 @@ def test_scale_target_store_only_update_skips_the_cloud(
     }
     provider = ScaleTargetProvider()
     created = provider.create(checked(provider, {**news, "store": old_url}))
-    autoscaling.delete_auto_scaling_group(AutoScalingGroupName="asg-a", ForceDelete=True)
+    asg.delete_auto_scaling_group(AutoScalingGroupName="asg-a", ForceDelete=True)
     rotated = checked(provider, {**news, "store": new_url})
     assert provider.diff(created.id, created.outs, rotated).changes is True
     updated = provider.update(created.id, created.outs, rotated)  # no cloud call: no error

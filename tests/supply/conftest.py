@@ -1,5 +1,5 @@
-"""Fixtures: a moto server reached through AWS_ENDPOINT_URL, and the project's Compute API server
-(the session's, from tests/conftest.py) reached through ARKLOW_GCP_COMPUTE_ENDPOINT."""
+"""Fixtures: the session's moto server (tests/conftest.py) reached through AWS_ENDPOINT_URL, and
+the session's Compute API server reached through ARKLOW_GCP_COMPUTE_ENDPOINT."""
 
 from __future__ import annotations
 
@@ -7,7 +7,6 @@ import json
 import os
 import urllib.request
 from collections import Counter
-from collections.abc import Iterator
 from typing import Any
 
 import pytest
@@ -17,31 +16,6 @@ from arklow_pulumi.supply import ReplicaLimits, SetResult, Supply, SupplyRouter,
 from tests import aws_moto
 
 REGION = aws_moto.REGION
-
-
-@pytest.fixture(scope="session")
-def moto_url() -> Iterator[str]:
-    server, url = aws_moto.start_server()
-    yield url
-    server.stop()
-
-
-@pytest.fixture
-def aws_env(moto_url: str, monkeypatch: pytest.MonkeyPatch) -> dict[str, str]:
-    """The environment a user's process would have; moto state is reset for each test."""
-    aws_moto.reset(moto_url)
-    env = aws_moto.aws_env(moto_url)
-    for key, value in env.items():
-        monkeypatch.setenv(key, value)
-    for key in ("AWS_PROFILE", "AWS_ENDPOINT_URL_AUTO_SCALING"):
-        monkeypatch.delenv(key, raising=False)
-    return env
-
-
-@pytest.fixture
-def asg(moto_url: str, aws_env: dict[str, str]) -> Any:
-    """A raw boto3 client to arrange state (the project's code is not used for that)."""
-    return aws_moto.autoscaling_client(moto_url)
 
 
 def make_asg(client: Any, name: str, low: int, high: int, desired: int) -> None:
