@@ -3,7 +3,6 @@ a fake monotonic clock for the grace period, and a wait-until helper (no timing 
 
 from __future__ import annotations
 
-import time
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 
@@ -11,6 +10,7 @@ import pytest
 
 from arklow_pulumi.controller.api import build_app
 from arklow_pulumi.controller.metrics import Metrics
+from tests import controller_process
 from tests.memory_controller import MemoryPort
 from tests.uvicorn_server import UvicornThread
 
@@ -63,9 +63,6 @@ def clock() -> FakeClock:
 
 
 def eventually(condition: Callable[[], object], what: str, timeout: float = 20.0) -> None:
-    """Wait until ``condition()`` holds (a correctness wait, not a timing assertion)."""
-    deadline = time.monotonic() + timeout
-    while not condition():
-        if time.monotonic() > deadline:
-            raise AssertionError(f"never happened: {what}")
-        time.sleep(0.01)
+    """Wait until ``condition()`` holds (a correctness wait, not a timing assertion): the shared
+    :func:`tests.controller_process.eventually`, asked every 0.01 s (the lane client is quick)."""
+    controller_process.eventually(condition, what, timeout, every=0.01)
