@@ -1,6 +1,6 @@
 """``arklow controller run`` as the process tests (and ``bench/bench_prometheus.py``) start it: a
-topology document written into a store through the store's own snapshot diff (as ``pulumi up``
-would), the process with its output in files (no pipe to fill), its address read from its
+topology (built, or a document) written into a store through the store's own snapshot diff (as
+``pulumi up`` would; the controller and store tests arrange their stores with it too), the process with its output in files (no pipe to fill), its address read from its
 ``listening on`` line, and the one wait they all poll with: a deadline, nothing asserted on timing.
 """
 
@@ -11,9 +11,13 @@ import subprocess
 import time
 from collections.abc import Callable, Mapping
 from pathlib import Path
-from typing import Any, TypeVar
+from typing import TYPE_CHECKING, Any, TypeVar
 
 from tests.arklow_cli import ARKLOW
+
+if TYPE_CHECKING:
+    from arklow_pulumi.core.topology import Topology
+    from arklow_pulumi.store.engine import Store
 
 T = TypeVar("T")
 
@@ -33,17 +37,23 @@ def eventually(
         time.sleep(every)
 
 
+def put_topology(store: Store, topo: Topology) -> None:
+    """Replace what ``store`` holds with ``topo`` (test arrangement, as ``pulumi up`` would)."""
+    from arklow_pulumi.store.engine import writing
+    from arklow_pulumi.store.snapshots import load_all, write_changes
+
+    with writing(store) as conn:
+        write_changes(conn, load_all(conn), topo)
+
+
 def store_topology(url: str, document: Mapping[str, Any]) -> str:
     """Replace what the store at ``url`` holds with the topology ``document``; returns ``url``."""
     from arklow_pulumi.reading.parsing import parse_topology
     from arklow_pulumi.reading.spec import build_topology
-    from arklow_pulumi.store.engine import close_stores, open_store, writing
-    from arklow_pulumi.store.snapshots import load_all, write_changes
+    from arklow_pulumi.store.engine import close_stores, open_store
 
-    store = open_store(url)
     try:
-        with writing(store) as conn:
-            write_changes(conn, load_all(conn), build_topology(parse_topology(dict(document))))
+        put_topology(open_store(url), build_topology(parse_topology(dict(document))))
     finally:
         close_stores()
     return url

@@ -14,12 +14,13 @@ from arklow_pulumi.controller.ports import Published
 from arklow_pulumi.controller.ticking import Controller, TickSettings
 from arklow_pulumi.core.deciding import TargetId
 from arklow_pulumi.core.topology import Topology
-from arklow_pulumi.store.engine import Store, close_stores, open_store, reading, writing
+from arklow_pulumi.store.engine import Store, close_stores, open_store, reading
 from arklow_pulumi.store.runtime import Lease, acquire_lease
-from arklow_pulumi.store.snapshots import load_all, write_changes
+from arklow_pulumi.store.snapshots import load_all
 from arklow_pulumi.supply.groups import GroupState
 from arklow_pulumi.supply.memory import InMemorySupply
 from arklow_pulumi.supply.routing import SupplyRouter
+from tests.controller_process import put_topology as put_topology
 from tests.store import postgres_server
 
 START = 1_800_000_000.0
@@ -89,12 +90,6 @@ def any_store(request: pytest.FixtureRequest, tmp_path: Path) -> Iterator[Store]
         url = request.getfixturevalue("postgres").create_database()
     yield open_store(url)
     close_stores()
-
-
-def put_topology(store: Store, topo: Topology) -> None:
-    """Replace what the store holds with ``topo`` (test arrangement, as ``pulumi up`` would)."""
-    with writing(store) as conn:
-        write_changes(conn, load_all(conn), topo)
 
 
 def stored_topology(store: Store) -> Topology:

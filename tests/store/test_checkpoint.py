@@ -6,15 +6,14 @@ from __future__ import annotations
 import sqlite3
 from pathlib import Path
 
-from arklow_pulumi.store.engine import Store, checkpoint, open_store, writing
-from arklow_pulumi.store.snapshots import load_all, write_changes
+from arklow_pulumi.store.engine import Store, checkpoint, open_store
 from tests.builders import dest, lane, pool, topo
+from tests.controller_process import put_topology
 
 
 def _write(store: Store, capacity: float) -> None:
     value = topo([dest("d", ["gpu"], lane("l", 8))], [pool("p", "gpu", ["d"], capacity)])
-    with writing(store) as conn:
-        write_changes(conn, load_all(conn), value)
+    put_topology(store, value)
 
 
 def test_sqlite_log_goes_back_into_the_file_and_is_reused(tmp_path: Path) -> None:

@@ -16,8 +16,9 @@ from arklow_pulumi.store.engine import MIGRATIONS, Store, StoreError, open_store
 from arklow_pulumi.store.revision import topology_revision
 from arklow_pulumi.store.runtime import acquire_lease, store_demand_reports
 from arklow_pulumi.store.service import load_topology
-from arklow_pulumi.store.snapshots import load_all, write_changes
+from arklow_pulumi.store.snapshots import load_all
 from tests.builders import dest, lane, pool, target, topo
+from tests.controller_process import put_topology
 
 
 def shared(capacity: float = 4.0, weight: float = 1.0, upr: float = 8.0) -> Topology:
@@ -35,17 +36,12 @@ def shared(capacity: float = 4.0, weight: float = 1.0, upr: float = 8.0) -> Topo
     )
 
 
-def put(store: Store, value: Topology) -> None:
-    with writing(store) as conn:
-        write_changes(conn, load_all(conn), value)
-
-
 def test_every_topology_change_moves_the_revision_and_a_rewrite_of_the_same_rows_does_not(
     store: Store,
 ) -> None:
-    put(store, shared())
+    put_topology(store, shared())
     first = topology_revision(store)
-    put(store, shared())  # the same rows: the diff writes nothing
+    put_topology(store, shared())  # the same rows: the diff writes nothing
     assert topology_revision(store) == first
     seen = [first]
     # a capacity one bit away, a lane's weight in the destination's document, a target's units,
@@ -56,7 +52,7 @@ def test_every_topology_change_moves_the_revision_and_a_rewrite_of_the_same_rows
         shared(upr=math.nextafter(8.0, 9.0)),
         topo([dest("search", ["gpu"], lane("batch", 64))], [pool("shared-gpu", "gpu", [])]),
     ):
-        put(store, changed)
+        put_topology(store, changed)
         revision = topology_revision(store)
         assert revision > seen[-1]
         seen.append(revision)
@@ -73,7 +69,7 @@ def test_every_topology_change_moves_the_revision_and_a_rewrite_of_the_same_rows
     ],
 )
 def test_plain_sql_on_any_topology_table_moves_it(store: Store, statement: str) -> None:
-    put(store, shared())
+    put_topology(store, shared())
     before = topology_revision(store)
     with writing(store) as conn:
         conn.execute(text(statement))
@@ -81,7 +77,7 @@ def test_plain_sql_on_any_topology_table_moves_it(store: Store, statement: str) 
 
 
 def test_runtime_writes_reads_and_rolled_back_writes_leave_it(store: Store) -> None:
-    put(store, shared())
+    put_topology(store, shared())
     before = topology_revision(store)
     lease = acquire_lease(store, "test", 15.0, force=True)
     store_demand_reports(store, lease, [("search/batch", 3.0)], 1.0)
@@ -109,7 +105,7 @@ def _alembic(store: Store) -> Config:
 
 def test_the_migration_starts_from_the_stored_topology_and_goes_back_down(store_url: str) -> None:
     store = open_store(store_url)
-    put(store, shared())
+    put_topology(store, shared())
     config = _alembic(store)
     with store.engine.begin() as conn:
         config.attributes["connection"] = conn
@@ -121,7 +117,7 @@ def test_the_migration_starts_from_the_stored_topology_and_goes_back_down(store_
         config.attributes["connection"] = conn
         command.upgrade(config, "head")
     first = topology_revision(store)
-    put(store, shared())
+    put_topology(store, shared())
     assert topology_revision(store) > first
 
 
