@@ -12,7 +12,6 @@ from __future__ import annotations
 import json
 import os
 import signal
-import subprocess
 import urllib.request
 from collections.abc import Callable, Iterator, Mapping
 from dataclasses import dataclass
@@ -24,7 +23,7 @@ import pytest
 
 from tests import aws_moto
 from tests.controller_process import ControllerProcess, eventually
-from tests.e2e.pulumi_cli import ARKLOW, MISSING_ENGINE, Stack, engine_available, write_project
+from tests.e2e.pulumi_cli import MISSING_ENGINE, Stack, engine_available, write_project
 
 pytestmark = pytest.mark.e2e
 
@@ -197,22 +196,8 @@ def test_demand_in_admission_out_groups_resized_within_bounds(
         assert (target["min"], target["max"]) == (1, ASG_MAX) and target["desired"] == ASG_MAX
 
         # A second controller on the same SQLite file refuses to start, with one line.
-        second = subprocess.run(
-            [
-                str(ARKLOW),
-                "controller",
-                "run",
-                "--store",
-                stack.store_url,
-                "--listen",
-                "127.0.0.1:0",
-            ],
-            cwd=stack.project,
-            env=stack.env,
-            capture_output=True,
-            text=True,
-            timeout=120,
-            check=False,
+        second = stack.arklow(
+            "controller", "run", "--store", stack.store_url, "--listen", "127.0.0.1:0"
         )
         assert second.returncode == 2
         assert second.stdout == ""
@@ -252,14 +237,8 @@ def test_plan_prints_the_decision_and_changes_nothing(stack: Stack, clouds: Clou
     clouds.set_asg_desired(9)  # above the target's max: the decision brings it back within bounds
     store = open_store(stack.store_url, read_only=True)
     before = (load_snapshot(store, 0), read_lease(store))
-    result = subprocess.run(
-        [str(ARKLOW), "controller", "plan", "--store", stack.store_url, "--format", "json"],
-        cwd=stack.project,
-        env=stack.env,
-        capture_output=True,
-        text=True,
-        timeout=300,
-        check=False,
+    result = stack.arklow(
+        "controller", "plan", "--store", stack.store_url, "--format", "json", timeout=300
     )
     assert result.returncode == 0, result.stderr
     plan = json.loads(result.stdout)
@@ -276,15 +255,7 @@ def test_plan_prints_the_decision_and_changes_nothing(stack: Stack, clouds: Clou
 
 
 def test_without_tokens_only_loopback_is_served(stack: Stack) -> None:
-    result = subprocess.run(
-        [str(ARKLOW), "controller", "run", "--store", stack.store_url, "--listen", "0.0.0.0:0"],
-        cwd=stack.project,
-        env=stack.env,
-        capture_output=True,
-        text=True,
-        timeout=120,
-        check=False,
-    )
+    result = stack.arklow("controller", "run", "--store", stack.store_url, "--listen", "0.0.0.0:0")
     assert result.returncode == 2 and result.stdout == ""
     assert result.stderr.count("\n") == 1 and "loopback" in result.stderr
 

@@ -20,6 +20,8 @@ from typing import Any
 
 import yaml
 
+from tests import arklow_cli
+
 REPO = Path(__file__).resolve().parents[2]
 TOOLS_BIN = REPO / ".tools" / "bin"
 PULUMI = TOOLS_BIN / "pulumi"
@@ -168,6 +170,14 @@ class Stack:
             raise PulumiError(list(args), result)
         return result
 
+    def arklow(self, *args: str, timeout: float = 120) -> subprocess.CompletedProcess[str]:
+        """``arklow ARGS`` (:func:`tests.arklow_cli.run`) in the project, with exactly the stack's
+        environment: what it leaves out of this process's stays out."""
+        dropped = tuple(os.environ.keys() - self.env.keys())
+        return arklow_cli.run(
+            list(args), env=self.env, cwd=self.project, timeout=timeout, cleared=dropped
+        )
+
     def run_json(self, *args: str, check: bool = True) -> Any:
         result = self.run(*args, "--json", check=False)
         try:
@@ -218,15 +228,7 @@ class Stack:
 
     def topology(self) -> dict[str, Any]:
         """What ``arklow topology show --format json`` prints for this stack's store."""
-        result = subprocess.run(
-            [str(ARKLOW), "topology", "show", "--store", self.store_url, "--format", "json"],
-            cwd=self.project,
-            env=self.env,
-            capture_output=True,
-            text=True,
-            timeout=120,
-            check=False,
-        )
+        result = self.arklow("topology", "show", "--store", self.store_url, "--format", "json")
         if result.returncode != 0:
             raise RuntimeError(f"arklow topology show failed:\n{result.stdout}\n{result.stderr}")
         return json.loads(result.stdout)
