@@ -35,10 +35,10 @@ from arklow_pulumi.simulation.stepping import UnitRun
 from arklow_pulumi.simulation.tracing import Trace, read_trace
 from arklow_pulumi.simulation.units import split
 from arklow_pulumi.simulation.whatif import what_if
+from tests.simulation.example_traces import TRACES
 from tests.simulation.running import ARKLOW, arklow, assert_one_line_error
 
 ROOT = Path(__file__).resolve().parents[2]
-TRACES = ROOT / "examples" / "traces"
 SLICE_S = 1800
 
 

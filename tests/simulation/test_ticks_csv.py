@@ -12,6 +12,7 @@ from typing import Any
 
 import pytest
 
+from tests.simulation.example_traces import TRACES
 from tests.simulation.running import (
     arklow,
     assert_one_line_error,
@@ -21,7 +22,6 @@ from tests.simulation.running import (
 )
 from tests.simulation.test_policies import CASE_A, TRACE_A
 
-TRACES = Path(__file__).resolve().parents[2] / "examples" / "traces"
 HEADER = [
     "policy",
     "time",
