@@ -20,7 +20,6 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-import yaml
 
 from arklow_pulumi.cli.simulate import simulate_document
 from arklow_pulumi.cli.whatif import whatif_document
@@ -47,22 +46,16 @@ def fleet(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, Path, Path]:
     """The benchmark fleet (before and after a one-member move) and a 30-minute trace slice."""
     sys.path.insert(0, str(ROOT / "bench"))
     try:
-        from bench_simulate import moved
-        from simulate_inputs import topology_document, write_trace
+        from bench_simulate import write_move_files
     finally:
         sys.path.remove(str(ROOT / "bench"))
     tmp = tmp_path_factory.mktemp("fleet")
-    doc = topology_document()
-    before, after = tmp / "before.yaml", tmp / "after.yaml"
-    before.write_text(yaml.safe_dump(doc), encoding="utf-8")
-    after.write_text(yaml.safe_dump(moved(doc)), encoding="utf-8")
-    day = tmp / "day.csv"
-    write_trace(day, doc, days=1)
-    lines = day.read_text(encoding="utf-8").splitlines()
+    files = write_move_files(tmp, days=1)
+    lines = files.trace.read_text(encoding="utf-8").splitlines()
     trace = tmp / "slice.csv"
     kept = [lines[0], *(line for line in lines[1:] if int(line.split(",")[0]) <= SLICE_S)]
     trace.write_text("\n".join(kept) + "\n", encoding="utf-8")
-    return before, after, trace
+    return files.before, files.after, trace
 
 
 def _figures(results: dict[str, RunResult]) -> str:
