@@ -56,6 +56,19 @@ def running() -> Iterator[Callable[[Loop], threading.Thread]]:
         assert not thread.is_alive()
 
 
+def follows(controller: Controller) -> threading.Event:
+    """An event set when ``controller`` is next told to follow (stands by: its loop cancelled)."""
+    followed = threading.Event()
+    follow = controller.follow
+
+    def following() -> None:
+        followed.set()
+        follow()
+
+    controller.follow = following  # type: ignore[method-assign]
+    return followed
+
+
 def published_tick(controller: Controller) -> int:
     latest = controller.latest()
     return 0 if latest is None else latest.tick
@@ -76,14 +89,7 @@ def test_started_starts_the_tick_loop_and_stopped_cancels_it(
     loop.callbacks.started(lease)
     until(lambda: published_tick(controller) == 1, "the first tick under the lease")
     assert controller.lease == lease and controller.leader().epoch == lease.epoch
-    followed = threading.Event()
-    follow = controller.follow
-
-    def following() -> None:
-        followed.set()
-        follow()
-
-    controller.follow = following  # type: ignore[method-assign]
+    followed = follows(controller)
     loop.callbacks.stopped(lease)
     assert controller.lease is None  # at once: nothing more is written under it
     # The tick loop's wait (a 10 s interval) is cut short: the process stands by at once.
@@ -143,14 +149,7 @@ def test_a_late_stop_of_an_older_lease_does_not_cancel_the_new_one(
     running(loop)
     loop.callbacks.started(new)
     until(lambda: published_tick(controller) == 1, "the first tick under the new lease")
-    followed = threading.Event()
-    follow = controller.follow
-
-    def following() -> None:
-        followed.set()
-        follow()
-
-    controller.follow = following  # type: ignore[method-assign]
+    followed = follows(controller)
     loop.callbacks.stopped(old)  # news of the lease before, told late
     assert not followed.wait(0.5), "a late stop of the older lease cancelled the new one's loop"
     assert controller.lease == new
