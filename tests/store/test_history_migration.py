@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import struct
 from pathlib import Path
+from typing import Any
 
 from alembic import command
 from alembic.config import Config
@@ -42,11 +43,9 @@ def _alembic(engine: Engine, verb: str, revision: str) -> None:
         getattr(command, verb)(config, revision)
 
 
-def _bits(rows: list[tuple[float, str, float]]) -> list[tuple[bytes, str, bytes]]:
-    return [(struct.pack("<d", a), lane, struct.pack("<d", d)) for a, lane, d in rows]
-
-
-def test_history_is_packed_on_upgrade_and_unpacked_on_downgrade(store_url: str) -> None:
+def _store_at_0004(store_url: str, rows: list[dict[str, Any]]) -> Engine:
+    """An engine on the store at ``store_url`` (its SQLite file's folder made) migrated to 0004 and
+    holding ``rows`` (tick, at, lane, demand) of one-row-per-lane history."""
     if store_url.startswith("sqlite:///"):
         Path(store_url.removeprefix("sqlite:///")).parent.mkdir(parents=True, exist_ok=True)
     engine = create_engine(normalize_url(store_url))
@@ -58,8 +57,22 @@ def test_history_is_packed_on_upgrade_and_unpacked_on_downgrade(store_url: str) 
                     "INSERT INTO runtime_demand_history (tick, at, lane, demand) "
                     "VALUES (:tick, :at, :lane, :demand)"
                 ),
-                [dict(zip(("tick", "at", "lane", "demand"), row, strict=True)) for row in OLD_ROWS],
+                rows,
             )
+    except BaseException:
+        engine.dispose()
+        raise
+    return engine
+
+
+def _bits(rows: list[tuple[float, str, float]]) -> list[tuple[bytes, str, bytes]]:
+    return [(struct.pack("<d", a), lane, struct.pack("<d", d)) for a, lane, d in rows]
+
+
+def test_history_is_packed_on_upgrade_and_unpacked_on_downgrade(store_url: str) -> None:
+    old = [dict(zip(("tick", "at", "lane", "demand"), row, strict=True)) for row in OLD_ROWS]
+    engine = _store_at_0004(store_url, old)
+    try:
         store = open_store(store_url)  # a writer: migrates to the newest revision
         with engine.connect() as conn:
             version = conn.execute(text("SELECT version_num FROM alembic_version")).scalar()
@@ -119,24 +132,13 @@ def test_history_is_packed_on_upgrade_and_unpacked_on_downgrade(store_url: str) 
 def test_a_history_larger_than_a_batch_is_packed_whole(store_url: str) -> None:
     """More old rows than the migration reads at a time: packed rows are inserted while the old
     ones are still streamed (a server-side cursor on PostgreSQL)."""
-    if store_url.startswith("sqlite:///"):
-        Path(store_url.removeprefix("sqlite:///")).parent.mkdir(parents=True, exist_ok=True)
     old = [
         {"tick": tick, "at": 10.0 * tick, "lane": f"d{lane % 9}/l{lane}", "demand": tick + lane / 7}
         for tick in range(1, 15)
         for lane in range(1_500 + tick)
     ]
-    engine = create_engine(normalize_url(store_url))
+    engine = _store_at_0004(store_url, old)
     try:
-        _alembic(engine, "upgrade", "0004")
-        with engine.begin() as conn:
-            conn.execute(
-                text(
-                    "INSERT INTO runtime_demand_history (tick, at, lane, demand) "
-                    "VALUES (:tick, :at, :lane, :demand)"
-                ),
-                old,
-            )
         store = open_store(store_url)
         assert history_rows(store) == len(old)
         expected = sorted(((r["at"], r["lane"], r["demand"]) for r in old), key=lambda r: r[:2])
