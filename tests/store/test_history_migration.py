@@ -8,13 +8,12 @@ import struct
 from pathlib import Path
 from typing import Any
 
-from alembic import command
-from alembic.config import Config
 from sqlalchemy import Engine, create_engine, text
 
 from arklow_pulumi.store import open_store
-from arklow_pulumi.store.engine import MIGRATIONS, SCHEMA_REVISION, close_stores, normalize_url
+from arklow_pulumi.store.engine import SCHEMA_REVISION, close_stores, normalize_url
 from arklow_pulumi.store.runtime import demand_trace, history_rows, load_snapshot
+from tests.store.migrating import migrate
 
 # (tick, at, lane, demand) in id order, as ticks wrote them at 0004: a tick's rows together, a
 # lane twice in one tick (its later row is its newer), exact floats, a tick with one lane only.
@@ -30,19 +29,6 @@ OLD_ROWS = [
 ]
 
 
-def _config() -> Config:
-    config = Config()
-    config.set_main_option("script_location", str(MIGRATIONS))
-    return config
-
-
-def _alembic(engine: Engine, verb: str, revision: str) -> None:
-    config = _config()
-    with engine.begin() as conn:
-        config.attributes["connection"] = conn
-        getattr(command, verb)(config, revision)
-
-
 def _store_at_0004(store_url: str, rows: list[dict[str, Any]]) -> Engine:
     """An engine on the store at ``store_url`` (its SQLite file's folder made) migrated to 0004 and
     holding ``rows`` (tick, at, lane, demand) of one-row-per-lane history."""
@@ -50,7 +36,7 @@ def _store_at_0004(store_url: str, rows: list[dict[str, Any]]) -> Engine:
         Path(store_url.removeprefix("sqlite:///")).parent.mkdir(parents=True, exist_ok=True)
     engine = create_engine(normalize_url(store_url))
     try:
-        _alembic(engine, "upgrade", "0004")
+        migrate(engine, "upgrade", "0004")
         with engine.begin() as conn:
             conn.execute(
                 text(
@@ -100,7 +86,7 @@ def test_history_is_packed_on_upgrade_and_unpacked_on_downgrade(store_url: str) 
         }
         close_stores()
 
-        _alembic(engine, "downgrade", "0004")
+        migrate(engine, "downgrade", "0004")
         with engine.connect() as conn:
             back = conn.execute(
                 text("SELECT tick, at, lane, demand FROM runtime_demand_history ORDER BY id")
@@ -119,7 +105,7 @@ def test_history_is_packed_on_upgrade_and_unpacked_on_downgrade(store_url: str) 
         ]
         assert not {"runtime_demand_ticks", "runtime_demand_lanes"} & tables
 
-        _alembic(engine, "upgrade", "head")  # and up again: the same packed history
+        migrate(engine, "upgrade", "head")  # and up again: the same packed history
         store = open_store(store_url)
         assert _bits(demand_trace(store, 0.0)) == _bits(
             [(a, lane, d) for _t, a, lane, d in sorted(OLD_ROWS, key=lambda r: (r[1], r[2]))]

@@ -3,13 +3,12 @@ already have in state, so an existing stack keeps deleting exactly its own rows.
 
 from __future__ import annotations
 
-from alembic import command
-from alembic.config import Config
 from sqlalchemy import text
 
 from arklow_pulumi.store import open_store, ownership
 from arklow_pulumi.store import service as svc
-from arklow_pulumi.store.engine import MIGRATIONS, close_stores, normalize_url
+from arklow_pulumi.store.engine import close_stores, normalize_url
+from tests.store.migrating import migrate
 
 ROWS_AT_0001 = [
     "INSERT INTO destinations VALUES ('a', '[\"gpu\"]', '[]', '{}')",
@@ -27,11 +26,7 @@ def _at_0001(url: str) -> None:
     from sqlalchemy import create_engine
 
     engine = create_engine(normalize_url(url))
-    config = Config()
-    config.set_main_option("script_location", str(MIGRATIONS))
-    with engine.begin() as conn:
-        config.attributes["connection"] = conn
-        command.upgrade(config, "0001")
+    migrate(engine, "upgrade", "0001")
     with engine.begin() as conn:
         for statement in ROWS_AT_0001:
             conn.execute(text(statement))

@@ -13,14 +13,13 @@ from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
-from alembic import command
-from alembic.config import Config
 from sqlalchemy import create_engine, inspect, text
 
 from arklow_pulumi.core.topology import Destination, Lane
 from arklow_pulumi.store import engine
 from arklow_pulumi.store import service as svc
 from tests.arklow_cli import Invoke, assert_one_line_error, in_process, run
+from tests.store.migrating import migrate
 
 
 @pytest.fixture
@@ -38,11 +37,7 @@ def fresh_engines() -> Iterator[None]:
 def migrate_to(url: str, revision: str) -> None:
     """A store at an older ``revision``, made with the migrations that shipped it."""
     raw = create_engine(engine.normalize_url(url))
-    config = Config()
-    config.set_main_option("script_location", str(engine.MIGRATIONS))
-    with raw.begin() as conn:
-        config.attributes["connection"] = conn
-        command.upgrade(config, revision)
+    migrate(raw, "upgrade", revision)
     raw.dispose()
 
 

@@ -4,16 +4,15 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from alembic.config import Config
 from alembic.script import ScriptDirectory
 
 from arklow_pulumi.store import engine
+from tests.store.migrating import alembic_config
 
 
 def test_schema_revision_constant_is_the_migrations_head() -> None:
-    config = Config()
-    config.set_main_option("script_location", str(engine.MIGRATIONS))
-    assert ScriptDirectory.from_config(config).get_current_head() == engine.SCHEMA_REVISION
+    head = ScriptDirectory.from_config(alembic_config()).get_current_head()
+    assert head == engine.SCHEMA_REVISION
 
 
 def test_fresh_store_is_migrated_to_that_revision(tmp_path: Path) -> None:

@@ -6,16 +6,15 @@ would make of the punctuation, case and characters around them."""
 from __future__ import annotations
 
 import pytest
-from alembic import command
-from alembic.config import Config
 from sqlalchemy import text
 
 from arklow_pulumi.core.topology import Destination, Lane, Pool
 from arklow_pulumi.store import Store
 from arklow_pulumi.store import service as svc
-from arklow_pulumi.store.engine import MIGRATIONS, SCHEMA_REVISION, reading, schema_revision
+from arklow_pulumi.store.engine import SCHEMA_REVISION, reading, schema_revision
 from arklow_pulumi.store.snapshots import Scope, _pools_query, load_all, load_scope
 from tests.store.invariants import violations
+from tests.store.migrating import migrate
 
 # Declared pools around the standalone names of destination "a" (resources gpu, cpu): some start
 # with "a/gpu." or "a/cpu." (and must be read), the others sort near them in one collation or
@@ -99,12 +98,6 @@ def test_a_new_standalone_pool_takes_the_first_free_name_among_the_stored_ones(
     assert violations(svc.load_topology(store)) == []
 
 
-def _alembic(store: Store) -> Config:
-    config = Config()
-    config.set_main_option("script_location", str(MIGRATIONS))
-    return config
-
-
 def _has_index(store: Store) -> bool:
     with store.engine.connect() as conn:
         if store.dialect != "postgresql":
@@ -118,15 +111,10 @@ def _has_index(store: Store) -> bool:
 def test_migration_0007_goes_down_and_up_again(store: Store) -> None:
     svc.create_destination(store, dest("a", "gpu"))
     assert _has_index(store) == (store.dialect == "postgresql")
-    config = _alembic(store)
-    with store.engine.begin() as conn:
-        config.attributes["connection"] = conn
-        command.downgrade(config, "0006")
+    migrate(store.engine, "downgrade", "0006")
     assert schema_revision(store) == "0006"
     assert not _has_index(store)
-    with store.engine.begin() as conn:
-        config.attributes["connection"] = conn
-        command.upgrade(config, "head")
+    migrate(store.engine, "upgrade", "head")
     assert schema_revision(store) == SCHEMA_REVISION
     assert _has_index(store) == (store.dialect == "postgresql")
     assert set(svc.load_topology(store).pools) == {"a/gpu"}

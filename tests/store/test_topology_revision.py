@@ -7,18 +7,17 @@ import math
 from pathlib import Path
 
 import pytest
-from alembic import command
-from alembic.config import Config
 from sqlalchemy import inspect, text
 
 from arklow_pulumi.core.topology import Topology
-from arklow_pulumi.store.engine import MIGRATIONS, Store, StoreError, open_store, reading, writing
+from arklow_pulumi.store.engine import Store, StoreError, open_store, reading, writing
 from arklow_pulumi.store.revision import topology_revision
 from arklow_pulumi.store.runtime import acquire_lease, store_demand_reports
 from arklow_pulumi.store.service import load_topology
 from arklow_pulumi.store.snapshots import load_all
 from tests.builders import dest, lane, pool, target, topo
 from tests.controller_process import put_topology
+from tests.store.migrating import migrate
 
 
 def shared(capacity: float = 4.0, weight: float = 1.0, upr: float = 8.0) -> Topology:
@@ -97,25 +96,15 @@ def test_a_store_without_the_row_is_one_clear_error(store: Store) -> None:
         topology_revision(store)
 
 
-def _alembic(store: Store) -> Config:
-    config = Config()
-    config.set_main_option("script_location", str(MIGRATIONS))
-    return config
-
-
 def test_the_migration_starts_from_the_stored_topology_and_goes_back_down(store_url: str) -> None:
     store = open_store(store_url)
     put_topology(store, shared())
-    config = _alembic(store)
-    with store.engine.begin() as conn:
-        config.attributes["connection"] = conn
-        command.downgrade(config, "0005")
+    migrate(store.engine, "downgrade", "0005")
     with store.engine.connect() as conn:
         assert not inspect(conn).has_table("topology_revision")
     with store.engine.begin() as conn:
         conn.execute(text("UPDATE pools SET capacity = 9"))  # no trigger left behind
-        config.attributes["connection"] = conn
-        command.upgrade(config, "head")
+        migrate(conn, "upgrade", "head")
     first = topology_revision(store)
     put_topology(store, shared())
     assert topology_revision(store) > first
