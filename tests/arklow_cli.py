@@ -41,6 +41,12 @@ def run(
     )
 
 
+def only(env: Mapping[str, str]) -> tuple[str, ...]:
+    """The ``cleared`` that gives :func:`run`'s command exactly ``env``: every variable of this
+    process's that ``env`` leaves out."""
+    return tuple(os.environ.keys() - env.keys())
+
+
 def in_process(
     monkeypatch: pytest.MonkeyPatch,
     capsys: pytest.CaptureFixture[str],

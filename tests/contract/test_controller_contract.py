@@ -11,7 +11,6 @@ from __future__ import annotations
 import hashlib
 import json
 import re
-import subprocess
 import threading
 import urllib.parse
 import urllib.request
@@ -25,7 +24,7 @@ import httpx
 import pytest
 
 from tests import aws_moto
-from tests.arklow_cli import ARKLOW
+from tests.arklow_cli import ARKLOW, only, run
 from tests.controller_process import ControllerProcess, eventually, store_topology
 
 ASG_MAX = 6
@@ -406,15 +405,8 @@ def test_export_trace_feeds_simulate(controller: Controller, admin: httpx.Client
     two_ticks_later(admin)
     work = controller.db.parent.parent
     trace = work / "trace.csv"
-    argv = [ARKLOW, "controller", "export-trace", "--store", controller.store]
-    exported = subprocess.run(
-        [*argv, "--since", "1h", "--output", str(trace)],
-        cwd=work,
-        capture_output=True,
-        text=True,
-        timeout=120,
-        check=False,
-    )
+    argv = ["controller", "export-trace", "--store", controller.store]
+    exported = run([*argv, "--since", "1h", "--output", str(trace)], cwd=work)
     assert exported.returncode == 0, exported.stderr
     lines = trace.read_text().splitlines()
     assert lines[0] == "time,lane,demand"
@@ -425,14 +417,7 @@ def test_export_trace_feeds_simulate(controller: Controller, admin: httpx.Client
     assert times == sorted(times) and times[0] >= 0
     topology = work / "topology.json"
     topology.write_text(json.dumps(TOPOLOGY))
-    simulated = subprocess.run(
-        [ARKLOW, "simulate", "--topology", str(topology), "--trace", str(trace)],
-        cwd=work,
-        capture_output=True,
-        text=True,
-        timeout=120,
-        check=False,
-    )
+    simulated = run(["simulate", "--topology", str(topology), "--trace", str(trace)], cwd=work)
     assert simulated.returncode == 0, simulated.stderr
 
 
@@ -462,10 +447,8 @@ def test_plan_exits_0_and_writes_nothing(quiet_setup: Setup) -> None:
     calls_before = len(setup.proxy.actions)
     outputs = {}
     for fmt in ("json", "table"):
-        argv = [ARKLOW, "controller", "plan", "--store", store, "--format", fmt]
-        result = subprocess.run(
-            argv, cwd=work, env=setup.env, capture_output=True, text=True, timeout=120, check=False
-        )
+        argv = ["controller", "plan", "--store", store, "--format", fmt]
+        result = run(argv, env=setup.env, cwd=work, cleared=only(setup.env))
         assert result.returncode == 0, result.stderr
         outputs[fmt] = result.stdout
     assert "plan-workers" in outputs["table"]

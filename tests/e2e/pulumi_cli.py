@@ -173,9 +173,9 @@ class Stack:
     def arklow(self, *args: str, timeout: float = 120) -> subprocess.CompletedProcess[str]:
         """``arklow ARGS`` (:func:`tests.arklow_cli.run`) in the project, with exactly the stack's
         environment: what it leaves out of this process's stays out."""
-        dropped = tuple(os.environ.keys() - self.env.keys())
+        cleared = arklow_cli.only(self.env)
         return arklow_cli.run(
-            list(args), env=self.env, cwd=self.project, timeout=timeout, cleared=dropped
+            list(args), env=self.env, cwd=self.project, timeout=timeout, cleared=cleared
         )
 
     def run_json(self, *args: str, check: bool = True) -> Any:
