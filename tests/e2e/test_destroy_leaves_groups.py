@@ -6,13 +6,13 @@ supply set ... --replicas N`` after the destroy, then takes it there. Real engin
 from __future__ import annotations
 
 import json
-import subprocess
 from pathlib import Path
 from typing import Any
 
 import pytest
 
-from tests.e2e.pulumi_cli import ARKLOW, REPO, Stack, write_project
+from tests.arklow_cli import only, run
+from tests.e2e.pulumi_cli import REPO, Stack, write_project
 
 pytestmark = pytest.mark.e2e
 
@@ -20,14 +20,7 @@ GROUP = ("--kind", "aws_asg", "--name", "gpu-workers", "--region", "us-east-1")
 
 
 def arklow(env: dict[str, str], *args: str) -> Any:
-    result = subprocess.run(
-        [str(ARKLOW), *args, "--format", "json"],
-        env=env,
-        capture_output=True,
-        text=True,
-        timeout=120,
-        check=False,
-    )
+    result = run([*args, "--format", "json"], env=env, cleared=only(env))
     assert result.returncode == 0, result.stdout + result.stderr
     return json.loads(result.stdout)
 

@@ -7,7 +7,6 @@ from __future__ import annotations
 
 import copy
 import json
-import subprocess
 import time
 from collections.abc import Callable, Iterator
 from pathlib import Path
@@ -24,7 +23,7 @@ from tests.e2e.interrupting import (
     run_killed_when,
     sqlite_owned_rows,
 )
-from tests.e2e.pulumi_cli import ARKLOW, PulumiError, Stack, arklow_steps, count_ops
+from tests.e2e.pulumi_cli import PulumiError, Stack, arklow_steps, count_ops
 from tests.e2e.test_pulumi_e2e import DEV_DESTINATIONS, DEV_POOLS, assert_topology, dev_topology
 from tests.store import password_roles, postgres_server
 from tests.store.invariants import violations
@@ -153,16 +152,8 @@ def test_kill_9_of_up_and_destroy_at_many_points_converges(make_stack: MakeStack
 
 def orphans(stack: Stack, store_url: str, *extra: str) -> list[dict[str, Any]]:
     """`arklow topology orphans --stack <stack> --format json` run in the project directory."""
-    argv = [str(ARKLOW), "topology", "orphans", "--store", store_url, "--stack", stack.name]
-    done = subprocess.run(
-        [*argv, "--format", "json", *extra],
-        cwd=stack.project,
-        env=stack.env,
-        capture_output=True,
-        text=True,
-        timeout=300,
-        check=False,
-    )
+    argv = ["topology", "orphans", "--store", store_url, "--stack", stack.name]
+    done = stack.arklow(*argv, "--format", "json", *extra, timeout=300)
     assert done.returncode == 0, done.stderr
     found: list[dict[str, Any]] = json.loads(done.stdout)["orphans"]
     assert {o["stack"] for o in found} <= {stack.name}
