@@ -4,8 +4,6 @@
 from __future__ import annotations
 
 import json
-import subprocess
-import sys
 from pathlib import Path
 from typing import Any
 
@@ -16,8 +14,8 @@ from arklow_pulumi.core.topology import Destination, GroupRef, Lane, Pool, Scale
 from arklow_pulumi.store import Store
 from arklow_pulumi.store import service as svc
 from arklow_pulumi.store.identity import Claim, Owner, new_create_id
+from tests import arklow_cli
 
-ARKLOW = str(Path(sys.prefix) / "bin" / "arklow")
 TYPE = "pulumi-python:dynamic/arklow:{kind}"
 
 
@@ -94,12 +92,6 @@ def test_bad_input_is_one_line_and_exit_2(store: Store, tmp_path: Path) -> None:
         ["--state", str(bad)],
         ["--format", "xml"],
     ):
-        done = subprocess.run(
-            [ARKLOW, "topology", "orphans", "--store", store.url, *args],
-            capture_output=True,
-            text=True,
-            timeout=120,
-            check=False,
-        )
+        done = arklow_cli.run(["topology", "orphans", "--store", store.url, *args])
         assert done.returncode == 2, (args, done.stderr)
         assert done.stdout == "" and len(done.stderr.strip().splitlines()) == 1, done.stderr
