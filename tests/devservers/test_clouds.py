@@ -7,7 +7,6 @@ import json
 import shutil
 import signal
 import socket
-import subprocess
 from pathlib import Path
 
 import pytest
@@ -15,9 +14,9 @@ import yaml
 
 from arklow_pulumi.core.errors import InvalidInput
 from arklow_pulumi.devservers.clouds import AsgSpec, MigSpec, load_stack, stack_groups
+from tests.arklow_cli import only, run
 from tests.devservers.clouds_process import clouds
 from tests.e2e.pulumi_cli import (
-    ARKLOW,
     MISSING_ENGINE,
     REPO,
     Stack,
@@ -54,14 +53,7 @@ def test_dev_clouds_config_must_name_a_mig_target(tmp_path: Path) -> None:
 
 
 def test_unknown_stack_exits_2_with_one_line() -> None:
-    result = subprocess.run(
-        [str(ARKLOW), "dev", "clouds", "--stack", "nope"],
-        cwd=REPO,
-        capture_output=True,
-        text=True,
-        timeout=60,
-        check=False,
-    )
+    result = run(["dev", "clouds", "--stack", "nope"], cwd=REPO, timeout=60)
     assert result.returncode == 2
     assert result.stdout == ""
     assert result.stderr.count("\n") == 1
@@ -74,14 +66,7 @@ def test_a_port_in_use_exits_2_with_one_line(option: str) -> None:
         taken.bind(("127.0.0.1", 0))
         taken.listen(1)
         port = taken.getsockname()[1]
-        result = subprocess.run(
-            [str(ARKLOW), "dev", "clouds", option, str(port)],
-            cwd=REPO,
-            capture_output=True,
-            text=True,
-            timeout=120,
-            check=False,
-        )
+        result = run(["dev", "clouds", option, str(port)], cwd=REPO)
     assert result.returncode == 2
     assert result.stdout == ""
     assert result.stderr == (
@@ -110,13 +95,9 @@ def test_groups_are_served_and_sigterm_stops_cleanly() -> None:
                 (2, 2, 12, True),
             ),
         ):
-            described = subprocess.run(
-                [str(ARKLOW), "supply", "describe", *args, "--format", "json"],
-                env={**_path_env(), **running.env},
-                capture_output=True,
-                text=True,
-                timeout=120,
-                check=False,
+            env = {**_path_env(), **running.env}
+            described = run(
+                ["supply", "describe", *args, "--format", "json"], env=env, cleared=only(env)
             )
             assert described.returncode == 0, described.stderr
             state = json.loads(described.stdout)
