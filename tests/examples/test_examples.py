@@ -9,7 +9,6 @@ import asyncio
 import json
 import math
 import runpy
-import subprocess
 from pathlib import Path
 from typing import Any
 
@@ -18,8 +17,8 @@ import pytest
 import yaml
 
 from tests import aws_moto
+from tests.arklow_cli import Result, run
 from tests.e2e.pulumi_cli import (
-    ARKLOW,
     MISSING_ENGINE,
     REPO,
     Stack,
@@ -34,10 +33,8 @@ PROGRAMS = ["gpu_pool_asg", "mig_autoscaler"]
 EPS = 1e-6
 
 
-def arklow(*args: str) -> subprocess.CompletedProcess[str]:
-    return subprocess.run(
-        [str(ARKLOW), *args], capture_output=True, text=True, timeout=120, check=False
-    )
+def arklow(*args: str) -> Result:
+    return run(list(args))
 
 
 def allocate(example: str) -> dict[str, Any]:
