@@ -3,15 +3,14 @@
 from __future__ import annotations
 
 import json
-import subprocess
-import sys
 from pathlib import Path
 from typing import Any
 
 import pytest
 import yaml
 
-ARKLOW = [sys.executable, "-m", "arklow_pulumi.cli"]
+from tests import arklow_cli
+from tests.arklow_cli import Result
 
 TOPOLOGY: dict[str, Any] = {
     "destinations": [
@@ -56,18 +55,17 @@ TOPOLOGY: dict[str, Any] = {
 }
 
 
-def run(
-    tmp_path: Path, topology: Any, demand: Any, *extra: str, raw: bool = False
-) -> subprocess.CompletedProcess[str]:
+def allocate(tmp_path: Path, topology: str, demand: str, *extra: str) -> Result:
+    """``arklow allocate`` on the files ``t.yaml`` and ``d.yaml`` holding these texts."""
     t, d = tmp_path / "t.yaml", tmp_path / "d.yaml"
-    t.write_text(topology if raw else yaml.safe_dump(topology))
-    d.write_text(yaml.safe_dump(demand))
-    return subprocess.run(
-        [*ARKLOW, "allocate", "--topology", str(t), "--demand", str(d), *extra],
-        capture_output=True,
-        text=True,
-        check=False,
-    )
+    t.write_text(topology)
+    d.write_text(demand)
+    return arklow_cli.run(["allocate", "--topology", str(t), "--demand", str(d), *extra])
+
+
+def run(tmp_path: Path, topology: Any, demand: Any, *extra: str, raw: bool = False) -> Result:
+    text = topology if raw else yaml.safe_dump(topology)
+    return allocate(tmp_path, text, yaml.safe_dump(demand), *extra)
 
 
 def test_json_contract(tmp_path: Path) -> None:
@@ -283,19 +281,8 @@ def test_malformed_yaml(tmp_path: Path, text: str, needle: str) -> None:
 
 
 def test_unreadable_file(tmp_path: Path) -> None:
-    proc = subprocess.run(
-        [
-            *ARKLOW,
-            "allocate",
-            "--topology",
-            str(tmp_path / "missing.yaml"),
-            "--demand",
-            str(tmp_path / "d.yaml"),
-        ],
-        capture_output=True,
-        text=True,
-        check=False,
-    )
+    missing, demand = tmp_path / "missing.yaml", tmp_path / "d.yaml"
+    proc = arklow_cli.run(["allocate", "--topology", str(missing), "--demand", str(demand)])
     assert proc.returncode != 0 and proc.stdout == ""
     assert "missing.yaml" in proc.stderr
 
@@ -303,27 +290,16 @@ def test_unreadable_file(tmp_path: Path) -> None:
 def test_validate(tmp_path: Path) -> None:
     t = tmp_path / "t.yaml"
     t.write_text(yaml.safe_dump(TOPOLOGY))
-    ok = subprocess.run(
-        [*ARKLOW, "validate", "--topology", str(t)], capture_output=True, text=True, check=False
-    )
+    ok = arklow_cli.run(["validate", "--topology", str(t)])
     assert ok.returncode == 0 and ok.stdout.startswith("ok: 3 destinations, 4 lanes, 3 pools")
     t.write_text(yaml.safe_dump(BAD_TOPOLOGIES[0][1]))
-    bad = subprocess.run(
-        [*ARKLOW, "validate", "--topology", str(t)], capture_output=True, text=True, check=False
-    )
+    bad = arklow_cli.run(["validate", "--topology", str(t)])
     assert bad.returncode != 0 and "min_replicas" in bad.stderr and bad.stdout == ""
 
 
 def test_duplicate_yaml_key_is_refused(tmp_path: Path) -> None:
-    t, d = tmp_path / "t.yaml", tmp_path / "d.yaml"
-    t.write_text(yaml.safe_dump(TOPOLOGY))
-    d.write_text("lanes:\n  search/batch: 3\n  search/batch: 5\n")
-    proc = subprocess.run(
-        [*ARKLOW, "allocate", "--topology", str(t), "--demand", str(d)],
-        capture_output=True,
-        text=True,
-        check=False,
-    )
+    duplicated = "lanes:\n  search/batch: 3\n  search/batch: 5\n"
+    proc = allocate(tmp_path, yaml.safe_dump(TOPOLOGY), duplicated)
     assert proc.returncode != 0 and proc.stdout == ""
     assert (
         "duplicate key 'search/batch'" in proc.stderr and len(proc.stderr.strip().splitlines()) == 1
@@ -349,16 +325,8 @@ def test_empty_yaml_lists_mean_none(tmp_path: Path) -> None:
     }
 
 
-def run_text(tmp_path: Path, topology: str, demand: str) -> subprocess.CompletedProcess[str]:
-    t, d = tmp_path / "t.yaml", tmp_path / "d.yaml"
-    t.write_text(topology)
-    d.write_text(demand)
-    return subprocess.run(
-        [*ARKLOW, "allocate", "--topology", str(t), "--demand", str(d), "--format", "json"],
-        capture_output=True,
-        text=True,
-        check=False,
-    )
+def run_text(tmp_path: Path, topology: str, demand: str) -> Result:
+    return allocate(tmp_path, topology, demand, "--format", "json")
 
 
 _TARGET = "{kind: aws_asg, name: t, min_replicas: 0, max_replicas: %s, units_per_replica: %s}"
