@@ -3,6 +3,7 @@ a fake monotonic clock for the grace period, and a wait-until helper (no timing 
 
 from __future__ import annotations
 
+import threading
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 
@@ -60,6 +61,29 @@ def controller() -> Iterator[Controller]:
 @pytest.fixture
 def clock() -> FakeClock:
     return FakeClock()
+
+
+def hold_slots(
+    lane: object, n: int, release: threading.Event, peak: list[float]
+) -> list[threading.Thread]:
+    """``n`` started threads, each holding one of ``lane``'s slots until ``release`` is set;
+    ``peak[0]`` is the most slots held at once."""
+    lock = threading.Lock()
+    current = [0]
+
+    def work() -> None:
+        with lane.slot():  # type: ignore[attr-defined]
+            with lock:
+                current[0] += 1
+                peak[0] = max(peak[0], current[0])
+            release.wait()
+            with lock:
+                current[0] -= 1
+
+    threads = [threading.Thread(target=work) for _ in range(n)]
+    for t in threads:
+        t.start()
+    return threads
 
 
 def eventually(condition: Callable[[], object], what: str, timeout: float = 20.0) -> None:

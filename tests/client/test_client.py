@@ -14,7 +14,7 @@ from arklow_pulumi.client import Client, ClientError, SlotTimeout
 from arklow_pulumi.controller.api import build_app
 from arklow_pulumi.controller.auth import TokenSet, token_digest
 from arklow_pulumi.controller.metrics import Metrics
-from tests.client.conftest import Controller, FakeClock, eventually
+from tests.client.conftest import Controller, FakeClock, eventually, hold_slots
 from tests.memory_controller import MemoryPort
 from tests.uvicorn_server import UvicornThread
 
@@ -111,27 +111,6 @@ def test_a_stale_or_missing_answer_keeps_the_admission_in_grace(
         clock.advance(61)
         client.sync()
         assert listed.mode == "floor" and listed.admission == 1.0
-
-
-def hold_slots(
-    lane: object, n: int, release: threading.Event, peak: list[float]
-) -> list[threading.Thread]:
-    lock = threading.Lock()
-    current = [0]
-
-    def work() -> None:
-        with lane.slot():  # type: ignore[attr-defined]
-            with lock:
-                current[0] += 1
-                peak[0] = max(peak[0], current[0])
-            release.wait()
-            with lock:
-                current[0] -= 1
-
-    threads = [threading.Thread(target=work) for _ in range(n)]
-    for t in threads:
-        t.start()
-    return threads
 
 
 def test_slots_never_exceed_admission_nor_limit(controller: Controller, clock: FakeClock) -> None:

@@ -23,7 +23,7 @@ from arklow_pulumi.client import Client
 from arklow_pulumi.core.topology import Destination, Lane
 from arklow_pulumi.store import open_store
 from arklow_pulumi.store import service as svc
-from tests.client.conftest import FakeClock, eventually
+from tests.client.conftest import FakeClock, eventually, hold_slots
 
 ARKLOW = Path(sys.executable).parent / "arklow"
 
@@ -97,22 +97,8 @@ def test_killed_and_restarted_controller(controller: tuple[ControllerProcess, st
         eventually(lambda: lane.mode == "controller" and lane.admission == 6.0, "admission 6")
 
         release = threading.Event()
-        peak = [0]
-        held = [0]
-        lock = threading.Lock()
-
-        def work() -> None:
-            with lane.slot():
-                with lock:
-                    held[0] += 1
-                    peak[0] = max(peak[0], held[0])
-                release.wait()
-                with lock:
-                    held[0] -= 1
-
-        threads = [threading.Thread(target=work) for _ in range(9)]
-        for t in threads:
-            t.start()
+        peak = [0.0]
+        threads = hold_slots(lane, 9, release, peak)
         eventually(lambda: lane.in_use == 6, "six slots held")
 
         process.kill()
