@@ -139,8 +139,11 @@ def _episodes(
         out.append((t, t + length, rng.uniform(low, high)))
 
 
-def write_trace(path: Path, *, days: int, every_s: int, quiet_noise: float, seed: int) -> int:
-    """Write one trace (see the module doc); returns its row count."""
+def write_trace(
+    path: Path, *, days: int, every_s: int, quiet_noise: float, seed: int, episodes: float = 1.0
+) -> int:
+    """Write one trace (see the module doc); returns its row count. ``episodes`` scales how
+    often the noisy neighbours burst and blip (1: as the module doc says)."""
     rng = random.Random(seed)
     keys = lane_keys()
     peaks = {key: rng.uniform(0, 24) for key in keys}
@@ -153,8 +156,8 @@ def write_trace(path: Path, *, days: int, every_s: int, quiet_noise: float, seed
     flash_at = {(key, day): rng.uniform(1, 23) * 3600 for key in FLASH for day in range(days)}
     # noisy neighbours: bursts (5 to 45 minutes at 2-4x, about one every four hours) and blips (one
     # minute at 3x, about one every six hours)
-    bursts = {key: _episodes(rng, days, 0.25, 300, 2700, 2, 4) for key in NOISY}
-    blips = {key: _episodes(rng, days, 1 / 6, 60, 61, 3, 3) for key in NOISY}
+    bursts = {key: _episodes(rng, days, 0.25 * episodes, 300, 2700, 2, 4) for key in NOISY}
+    blips = {key: _episodes(rng, days, episodes / 6, 60, 61, 3, 3) for key in NOISY}
     ramp_start, ramp_end = 3 * 86400 + 10 * 3600, 3 * 86400 + 13 * 3600  # day 4, 10:00-13:00
     rows = 0
     with path.open("w", newline="", encoding="utf-8") as handle:
