@@ -24,6 +24,7 @@ from arklow_pulumi.controller.ports import (
 )
 from arklow_pulumi.core.allocating import LaneResult, LaneResults
 from arklow_pulumi.core.deciding import Decision, Observed, TargetDecision, TargetId
+from arklow_pulumi.core.policy import Move
 from arklow_pulumi.store.runtime import TargetRecord
 
 
@@ -132,6 +133,13 @@ def observed_from_published(published: Published | None) -> dict[TargetId, Obser
 def in_target_order(decision: Decision) -> list[tuple[TargetId, TargetDecision]]:
     """The decision's targets sorted as :class:`TargetId` sorts (pool, then name)."""
     return sorted(decision.targets.items(), key=lambda item: (item[0].pool, item[0].name))
+
+
+def move_of(record: TargetRecord | None) -> Move | None:
+    """A stored target row's last move (None when the target has not moved)."""
+    if record is None or record.moved_at is None or record.moved is None:
+        return None
+    return Move(record.moved_at, record.moved)
 
 
 def target_records(

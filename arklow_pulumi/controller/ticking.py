@@ -64,6 +64,7 @@ from arklow_pulumi.controller.ports import (
 from arklow_pulumi.controller.publishing import (
     build_published,
     in_target_order,
+    move_of,
     observed_from_published,
     target_records,
 )
@@ -77,7 +78,7 @@ from arklow_pulumi.core.deciding import (
     decide,
     scale_targets,
 )
-from arklow_pulumi.core.policy import DEFAULT_POLICY, Move
+from arklow_pulumi.core.policy import DEFAULT_POLICY
 from arklow_pulumi.core.topology import Topology
 from arklow_pulumi.store.engine import Store, StoreError, checkpoint
 from arklow_pulumi.store.revision import topology_revision
@@ -147,7 +148,6 @@ class _Memory:
     published: Published | None = None
     tick: int = 0
     history: dict[str, list[Recommendation]] = field(default_factory=dict)
-    moves: dict[str, Move] = field(default_factory=dict)  # each target's last move
     # Each lane's last demand-history row (columns over the topology's lanes).
     lanes: LaneHistory = field(default_factory=LaneHistory)
     observed: dict[TargetId, Observed] = field(default_factory=dict)
@@ -230,11 +230,6 @@ class Controller:
             target: [Recommendation(at, n) for at, n in rows]
             for target, rows in snapshot.recommendations.items()
         }
-        memory.moves = {
-            name: Move(row.moved_at, row.moved)
-            for name, row in snapshot.targets.items()
-            if row.moved_at is not None and row.moved is not None
-        }
         memory.lanes = LaneHistory(snapshot.last_demand)
         memory.written = dict(snapshot.targets)
         self._sink.refresh(topo)
@@ -279,7 +274,9 @@ class Controller:
     def decide(self, obs: Observation) -> Decision:
         memory = self._memory
         history = {tid: memory.history.get(tid.name, ()) for tid in obs.targets}
-        moves = {tid: move for tid in obs.targets if (move := memory.moves.get(tid.name))}
+        # each target's last move, as its last written row has it
+        written = memory.written
+        moves = {tid: move for tid in obs.targets if (move := move_of(written.get(tid.name)))}
         return decide(obs.topology, obs.demand, obs.observed, history, obs.at, moves=moves)
 
     def plan(self) -> PlanView:
@@ -468,9 +465,6 @@ class Controller:
         memory.written.update({t.target: t for t in record.targets})
         for name, at, replicas in recommendations:
             memory.history.setdefault(name, []).append(Recommendation(at, replicas))
-        for tid, d in decided:
-            if d.move is not None:
-                memory.moves[tid.name] = d.move
         self._forget_old(obs)
         memory.published = published
         memory.tick = published.tick
@@ -488,9 +482,6 @@ class Controller:
         names = {tid.name for tid in obs.targets}
         for name in [name for name in history if name not in names]:
             del history[name]
-        moves = self._memory.moves
-        for name in [name for name in moves if name not in names]:
-            del moves[name]
         for rows in history.values():
             if rows and rows[0].at < horizon:
                 cut = 1  # a tick or two of them, usually

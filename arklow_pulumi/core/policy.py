@@ -77,14 +77,18 @@ def move_after(last: Move | None, current: int, desired: int, now: float) -> Mov
     return Move(now, 1 if desired > current else -1)
 
 
+def guarding(last: Move | None, window_s: float, now: float) -> int:
+    """The direction of ``last`` while it is younger than ``window_s`` (0 when there is none or
+    it is older): all of a move that a decision at ``now`` reads."""
+    if last is None or now - last.at >= window_s:
+        return 0
+    return last.direction
+
+
 def reverses(policy: ScalePolicy, last: Move | None, direction: int, now: float) -> bool:
     """True when a move in ``direction`` now would turn the target's last move around within
     the pool's ``scale_down_window_s``."""
-    return (
-        last is not None
-        and last.direction == -direction
-        and now - last.at < policy.scale_down_window_s
-    )
+    return guarding(last, policy.scale_down_window_s, now) == -direction
 
 
 def policy_document(policy: ScalePolicy) -> dict[str, float] | None:

@@ -23,7 +23,7 @@ from typing import TYPE_CHECKING
 
 from arklow_pulumi.core.allocating import Allocation, LaneResults, pool_pressure
 from arklow_pulumi.core.deciding import Decision, Observed, Recommendation, TargetId, decide
-from arklow_pulumi.core.policy import Move
+from arklow_pulumi.core.policy import Move, guarding
 from arklow_pulumi.simulation.policies import PROPORTIONAL, SINGLE_TICK
 from arklow_pulumi.simulation.sharing import pool_sums, proportional_shares
 from arklow_pulumi.simulation.supplying import SimulatedGroup
@@ -213,14 +213,10 @@ class UnitRun:
         return True
 
     def _guards(self, now: float) -> tuple[int, ...]:
-        """Per target, the direction of a last move still inside its window (0 when none): the
-        one thing of a move a decision at ``now`` reads."""
-        moves = self.moves
-        out = []
-        for tid, window in zip(self.ids, self.windows, strict=True):
-            move = moves.get(tid)
-            out.append(0 if move is None or now - move.at >= window else move.direction)
-        return tuple(out)
+        """Per target, the direction of a last move still inside its window (0 when none)."""
+        get = self.moves.get
+        pairs = zip(self.ids, self.windows, strict=True)
+        return tuple([guarding(get(tid), window, now) for tid, window in pairs])
 
     def observed(self) -> dict[TargetId, Observed]:
         return dict(zip(self.ids, [g.observed() for g in self.groups], strict=True))
