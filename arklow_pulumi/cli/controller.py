@@ -174,6 +174,7 @@ def plan_table(document: dict[str, Any]) -> str:
             str(t["pending"]),
             str(t["desired"]),
             f"[{t['min']}, {t['max']}]",
+            t["reason"],
         ]
         for name, pool in sorted(document["pools"].items())
         for target, t in sorted(pool["targets"].items())
@@ -199,7 +200,9 @@ def plan_table(document: dict[str, Any]) -> str:
         "",
         "TARGETS",
         *table(
-            ["pool", "target", "in service", "pending", "desired", "bounds"], targets, {2, 3, 4}
+            ["pool", "target", "in service", "pending", "desired", "bounds", "reason"],
+            targets,
+            {2, 3, 4},
         ),
     ]
     lines += [

@@ -12,6 +12,7 @@ import math
 from collections.abc import Callable, Iterable
 
 from arklow_pulumi.controller.ports import LaneView, PoolView, Published, TargetView
+from arklow_pulumi.core.policy import REASONS
 
 POOL_STATES = ("idle", "steady", "constrained")
 
@@ -117,4 +118,9 @@ def render_published(published: Published) -> str:
     ]
     for key, doc, get_target in _TARGET:
         lines += _family(f"arklow_target_{key}", doc, [(at, get_target(t)) for at, t in targets])
+    lines += _family(
+        "arklow_target_decision_reason",
+        "1 for the reason of the target's last decision (docs/scale-policy.md)",
+        [(f'{at[:-1]},reason="{r}"}}', float(t.reason == r)) for at, t in targets for r in REASONS],
+    )
     return "\n".join(lines) + "\n"

@@ -84,12 +84,19 @@ def group_refs(topo: Topology) -> tuple[GroupRef, ...]:
 
 def observed_of(state: GroupState, last: Observed | None = None) -> Observed:
     """In service (at most the asked size) and pending (the asked size not yet in service);
-    ``last`` itself when it says the same (a steady group makes no new value each tick)."""
+    for a group with its own autoscaler, the minimum Arklow sets as what it asked (the policy
+    moves that, not what the autoscaler runs); ``last`` itself when it says the same (a steady
+    group makes no new value each tick)."""
     in_service = min(state.in_service, state.desired)
     pending = max(0, state.desired - in_service)
-    if last is not None and last.in_service == in_service and last.pending == pending:
+    asked = state.min if state.autoscaler else None
+    if last is not None and (last.in_service, last.pending, last.asked) == (
+        in_service,
+        pending,
+        asked,
+    ):
         return last
-    return Observed(in_service=in_service, pending=pending)
+    return Observed(in_service=in_service, pending=pending, asked=asked)
 
 
 @dataclass(frozen=True, slots=True)

@@ -114,6 +114,7 @@ class TargetView:
     pending: int
     min: int
     max: int
+    reason: str = "on-target"  # why desired is what it is (core.policy.REASONS)
 
 
 @dataclass(frozen=True, slots=True)

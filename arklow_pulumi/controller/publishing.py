@@ -103,6 +103,7 @@ def _pools(obs: Observation, decision: Decision) -> dict[str, PoolView]:
             pending=seen.pending,
             min=target.min_replicas,
             max=target.max_replicas,
+            reason=chosen.reason if chosen is not None else "on-target",
         )
     pools = {}
     for name, result in decision.allocation.pools.items():

@@ -12,17 +12,14 @@ target. Nothing here reads a clock, a store or a cloud.
   can be served at the capacity every pool can reach (static + each target at max,
   :func:`~arklow_pulumi.core.allocating.servable_demands`); the pool's demand itself unless some
   pool's demand exceeds what it can reach.
-- **Single tick**: the pool's decision from :func:`arklow_pulumi.core.scaling.desired_replicas`
-  for its servable demand, clamped to each target's [min, max]: the ``recommended`` count, which
-  the caller keeps in the history.
-- **Scale policy** (:mod:`arklow_pulumi.core.policy`, the pool's ``scale_policy``): when the
-  pool's own capacity holds work (servable demand above its in-service capacity) its targets go
-  to the recommendation in one step and none scales down; otherwise tolerance on the pool's
-  needed units against what its targets supply (in-service + pending), immediate but bounded
-  scale-up, windowed and bounded scale-down, and no move that turns the target's last move
-  (``moves``) around within the window unless it takes held work up. Pending replicas are
-  current supply, so they are never requested twice. Each target's decision carries its last
-  move once applied (``move``): the caller keeps it for the next tick.
+- **Single tick**: the pool's single-tick decision (the kernel's sizing of its servable demand,
+  :mod:`arklow_pulumi.core.scaling`), clamped to each target's [min, max]: the ``recommended``
+  count, which the caller keeps in the history.
+- **Scale policy**: the pool's figures and each target's recommendation, current count, window
+  and last move go to the policy's one function
+  (:func:`arklow_pulumi.core.policy.decide_pool`), which returns each target's count, the
+  reason for it and its last move once applied (``move``: the caller keeps it for the next
+  tick). Pending replicas are current supply, so they are never requested twice.
 - ``single_tick=True`` is the unsmoothed rule (the simulator's ``single-tick`` policy): every
   target goes to ``arklow allocate``'s single-tick decision of the pool's own demand, clamped to
   its bounds; no servable demand, no scale policy.
@@ -47,11 +44,14 @@ from arklow_pulumi.core.allocating import (
 )
 from arklow_pulumi.core.policy import (
     Move,
+    PoolFigures,
+    Reason,
     ScalePolicy,
+    TargetFigures,
     clamp,
-    move_after,
-    next_replicas,
-    within_tolerance,
+    decide_pool,
+    history_horizon,
+    plain_step,
 )
 from arklow_pulumi.core.topology import Pool, ScaleTarget, Topology
 
@@ -68,14 +68,24 @@ class TargetId:
 @dataclass(frozen=True, slots=True)
 class Observed:
     """What a target's group runs: ``in_service`` counts as capacity for allocation and as supply
-    for scaling; ``pending`` (launched, not in service) is supply for scaling only."""
+    for scaling; ``pending`` (launched, not in service) is supply for scaling only. ``asked``:
+    the count Arklow last set on a group that runs what its own autoscaler decides (a MIG
+    autoscaler's minimum), which is what the scale policy moves; ``None`` for a plain group,
+    where it is what the group runs."""
 
     in_service: int
     pending: int = 0
+    asked: int | None = None
+
+    @property
+    def supply(self) -> int:
+        """In service and pending: what the group supplies for scaling."""
+        return self.in_service + self.pending
 
     @property
     def current(self) -> int:
-        return self.in_service + self.pending
+        """The count the scale policy moves from."""
+        return self.supply if self.asked is None else self.asked
 
 
 @dataclass(frozen=True, slots=True)
@@ -91,8 +101,9 @@ class TargetDecision:
     target: TargetId
     recommended: int  # this tick's single-tick decision (after clamp), goes into the history
     desired: int  # after the scale policy; always within [min, max]
-    current: int  # in_service + pending as observed
+    current: int  # the count moved from (:attr:`Observed.current`)
     move: Move | None = None  # the target's last move once ``desired`` is applied
+    reason: Reason = "on-target"  # why ``desired`` is what it is (core.policy.REASONS)
 
 
 @dataclass(frozen=True, slots=True)
@@ -131,7 +142,7 @@ class _PoolTargets:
     name: str
     index: int  # the pool's position in the topology
     capacity: float  # static
-    grow: float  # 1 + headroom
+    headroom: float
     policy: ScalePolicy
     settle: bool
     targets: tuple[_Entry, ...]
@@ -167,7 +178,7 @@ def _pools_with_targets(topo: Topology) -> tuple[_PoolTargets, ...]:
                 name=pool.name,
                 index=index,
                 capacity=pool.capacity,
-                grow=1.0 + pool.headroom,
+                headroom=pool.headroom,
                 policy=pool.scale_policy,
                 settle=not topo.members(pool.name),
                 targets=tuple(
@@ -209,11 +220,6 @@ def _seen(topo: Topology, observed: Mapping[TargetId, Observed]) -> tuple[_Seen,
         seen.append((plan, found))
         capacity[plan.name] = plan.capacity + sum(units)
     return seen, capacity
-
-
-def in_service_capacity(topo: Topology, observed: Mapping[TargetId, Observed]) -> dict[str, float]:
-    """Each pool with targets: static capacity plus in-service replicas × units per replica."""
-    return _seen(topo, observed)[1]
 
 
 def decide(
@@ -267,11 +273,10 @@ def _single_tick_pool(
 ) -> None:
     """The unsmoothed rule: every target at the pool's single-tick decision, within its bounds."""
     for entry, o, rec in zip(plan.targets, seen, result.desired_by_target, strict=True):
-        tid = entry.tid
-        rec = clamp(rec, entry.low, entry.high)
-        current = o.in_service + o.pending
-        move = move_after(moves.get(tid), current, rec, now)
-        out[tid] = TargetDecision(tid, rec, rec, current, move)
+        tid, lo, hi = entry.tid, entry.low, entry.high
+        rec = clamp(rec, lo, hi)
+        step = plain_step(TargetFigures(o.current, rec, lo, hi, None, moves.get(tid)), now)
+        out[tid] = TargetDecision(tid, rec, step.desired, o.current, step.move, step.reason)
 
 
 def _decide_pool(
@@ -287,47 +292,30 @@ def _decide_pool(
     /,
 ) -> None:
     """The decisions of a pool's targets from its servable ``demand``, its in-service
-    ``capacity`` and its single-tick recommendations ``recs``: settle to min without members;
-    held work (``demand`` above ``capacity``) goes up in one step; else hold within the
-    tolerance; else :func:`next_replicas`."""
+    ``capacity`` and its single-tick recommendations ``recs``, by the scale policy's one
+    function (:func:`~arklow_pulumi.core.policy.decide_pool`)."""
     policy = plan.policy
-    settle = plan.settle
-    currents = [o.in_service + o.pending for o in seen]
-    hold = held = False
-    if not settle:
-        held = demand > capacity + 1e-9 * max(1.0, capacity)
-        if not held:
-            # The pool's targets supply (in service + pending) what it needs, within the tolerance.
-            needed = demand * plan.grow - plan.capacity
-            pairs = zip(currents, plan.targets, strict=True)
-            supplied = sum([c * entry.units_per_replica for c, entry in pairs])
-            hold = within_tolerance(max(0.0, needed), supplied, policy.tolerance)
-    horizon = now - policy.scale_down_window_s
-    for entry, current, rec in zip(plan.targets, currents, recs, strict=True):
-        tid, lo, hi = entry.tid, entry.low, entry.high
-        rec = clamp(rec, lo, hi)
-        last = moves.get(tid)
-        if settle:
-            desired = lo
-        elif hold:
-            desired = clamp(current, lo, hi)
-        else:
-            # the window is read only to scale down
-            window = (
-                (r.replicas for r in history.get(tid, _NO_HISTORY) if r.at >= horizon)
-                if rec < current and not held
-                else ()
-            )
-            desired = next_replicas(
-                policy,
-                current=current,
-                recommended=rec,
-                window=window,
-                low=lo,
-                high=hi,
-                held=held,
-                last=last,
-                now=now,
-            )
-        move = move_after(last, current, desired, now)
-        out[tid] = TargetDecision(tid, rec, desired, current, move)
+    horizon = history_horizon(policy, now)
+    supplied = 0.0
+    figures = []
+    for entry, o, rec in zip(plan.targets, seen, recs, strict=True):
+        supplied += o.supply * entry.units_per_replica
+        lo, hi = entry.low, entry.high
+        window = [r.replicas for r in history.get(entry.tid, _NO_HISTORY) if r.at >= horizon]
+        highest = max(window) if window else None
+        figures.append(
+            TargetFigures(o.current, clamp(rec, lo, hi), lo, hi, highest, moves.get(entry.tid))
+        )
+    pool = PoolFigures(
+        demand=demand,
+        capacity=capacity,
+        supplied=supplied,
+        static=plan.capacity,
+        headroom=plan.headroom,
+        members=not plan.settle,
+    )
+    steps = decide_pool(policy, pool, figures, now)
+    for entry, f, step in zip(plan.targets, figures, steps, strict=True):
+        out[entry.tid] = TargetDecision(
+            entry.tid, f.recommended, step.desired, f.current, step.move, step.reason
+        )

@@ -1,35 +1,74 @@
 """The scale policy: how the controller moves a target from its current count to the single-tick
-decision without flapping (modelled on Kubernetes HPA ``behavior`` and AWS target tracking).
+decision without flapping and without giving up its headroom (modelled on Kubernetes HPA
+``behavior`` and AWS target tracking). The whole decision is :func:`decide_pool`; everything a
+caller keeps for it (the recommendations' window, each target's last move) is declared here
+(:func:`history_horizon`, :func:`guarding`).
 
-For one target, given this tick's single-tick recommendation (already within [min, max]) and the
-target's current count (in-service plus pending replicas):
+For one pool, given this tick's figures (:class:`PoolFigures`) and per target its single-tick
+recommendation (already within [min, max]), its **current** count (what Arklow last asked of its
+group: in-service plus pending replicas, or an autoscaled group's minimum), the highest
+recommendation within the window and its last move:
 
+- **no members**: every target settles to its min at once;
 - **held work first**: when the pool's own capacity holds work (its servable demand exceeds its
-  in-service capacity), a target below its recommendation goes to it in one step, bounded only by
-  its max, and no target scales down; neither the tolerance nor the step limit delays it;
-- **tolerance**: otherwise, while the pool's needed units are within ``tolerance`` of what its
-  targets supply (in-service and pending), nothing changes (:func:`within_tolerance`, checked
-  per pool);
+  in-service capacity), a target below its recommendation goes to it in one step, bounded only
+  by its max, and no target scales down; nothing delays it;
+- **the headroom is kept**: the pool scales up as soon as what its targets supply (in service
+  and pending) falls below ``demand × (1 + headroom × headroom_kept) − static capacity``; with
+  the default ``headroom_kept`` 1 that is the whole single-tick need, so no smoothing ever spends
+  the headroom that absorbs the next rise while launches are pending;
+- **tolerance, on the way down only**: while the need is at least ``(1 - tolerance)`` of the
+  supply (and the supply is above that floor), nothing changes; below it the pool may scale
+  down;
 - **scale up at once**, at most ``max(max_step_up, max_step_up_percent % of current)`` per tick;
 - **scale down** only to the *highest* recommendation seen within ``scale_down_window_s``
   (this tick's included), at most ``max(max_step_down, max_step_down_percent % of current)``
-  per tick;
-- **no reversal churn**: a target whose last move (:class:`Move`) is younger than
-  ``scale_down_window_s`` does not move the other way (:func:`reverses`): no scale-down within
-  the window after a scale-up, no scale-up within it after a scale-down, except for held work,
-  which is never kept waiting;
-- the result is always within [min, max], whatever the current count is: the bounds win over the
-  step limits (a target above a lowered max goes to max at once).
+  per tick (100 % by default: in one step, as HPA's default ``behavior``);
+- **no reversal inside the window**: a target whose last move (:class:`Move`) is at most
+  ``scale_down_window_s`` old does not move the other way (:func:`reverses`), except a scale-up
+  for held work, which never waits;
+- the result is always within [min, max]: the bounds win over the step limits.
 
-Pending replicas count as current supply, so replicas still warming up are never requested twice:
-the policy returns an absolute count, and a count already requested is already ``current``.
+Every decision carries a :data:`Reason` from a closed set (:data:`REASONS`), as HPA's conditions
+do: why the target is where it is.
 """
 
 from __future__ import annotations
 
 import math
-from collections.abc import Iterable
+from collections.abc import Sequence
 from dataclasses import dataclass
+from typing import Literal
+
+Reason = Literal[
+    "no-members",
+    "held-work",
+    "scale-up",
+    "step-limited",
+    "no-reversal",
+    "within-tolerance",
+    "stabilized",
+    "scale-down",
+    "on-target",
+    "at-max",
+    "at-min",
+]
+# Every reason, in the order a report lists them (a closed label set for the metrics).
+REASONS: tuple[Reason, ...] = (
+    "no-members",
+    "held-work",
+    "scale-up",
+    "step-limited",
+    "no-reversal",
+    "within-tolerance",
+    "stabilized",
+    "scale-down",
+    "on-target",
+    "at-max",
+    "at-min",
+)
+
+_EPS = 1e-9
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
@@ -45,8 +84,9 @@ class ScalePolicy:
     max_step_up_percent: float = 100.0
     scale_down_window_s: float = 300.0
     max_step_down: int = 1
-    max_step_down_percent: float = 10.0
+    max_step_down_percent: float = 100.0
     tolerance: float = 0.1
+    headroom_kept: float = 1.0
 
     def step_up_limit(self, current: int) -> int:
         return max(self.max_step_up, math.ceil(current * self.max_step_up_percent / 100.0))
@@ -78,9 +118,11 @@ def move_after(last: Move | None, current: int, desired: int, now: float) -> Mov
 
 
 def guarding(last: Move | None, window_s: float, now: float) -> int:
-    """The direction of ``last`` while it is younger than ``window_s`` (0 when there is none or
-    it is older): all of a move that a decision at ``now`` reads."""
-    if last is None or now - last.at >= window_s:
+    """The direction of ``last`` while it is at most ``window_s`` old (0 when there is none or
+    it is older): all of a move that a decision at ``now`` reads. The window is closed, as the
+    recommendations' (:func:`history_horizon`): at 5-minute ticks and a 300 s window, the move of
+    the previous tick still guards."""
+    if last is None or now - last.at > window_s:
         return 0
     return last.direction
 
@@ -89,6 +131,17 @@ def reverses(policy: ScalePolicy, last: Move | None, direction: int, now: float)
     """True when a move in ``direction`` now would turn the target's last move around within
     the pool's ``scale_down_window_s``."""
     return guarding(last, policy.scale_down_window_s, now) == -direction
+
+
+def history_horizon(policy: ScalePolicy, now: float) -> float:
+    """The oldest recommendation time a decision at ``now`` reads (``at >= horizon``)."""
+    return now - policy.scale_down_window_s
+
+
+def retention_s(policies: Sequence[ScalePolicy]) -> float:
+    """How long a caller must keep recommendations and moves for every decision of these
+    pools: the longest window (the default's at least)."""
+    return max([DEFAULT_POLICY.scale_down_window_s, *(p.scale_down_window_s for p in policies)])
 
 
 def policy_document(policy: ScalePolicy) -> dict[str, float] | None:
@@ -110,37 +163,130 @@ def clamp(value: int, low: int, high: int) -> int:
     return v if v > low else low
 
 
-def within_tolerance(needed: float, supplied: float, tolerance: float) -> bool:
-    """True when ``|needed - supplied| <= tolerance × supplied`` (both in units): no change."""
-    return abs(needed - supplied) <= tolerance * supplied + 1e-9 * max(1.0, supplied)
+# What the pool's figures allow this tick (:func:`pool_mode`).
+Mode = Literal["settle", "held", "up", "hold", "down"]
 
 
-def next_replicas(
+@dataclass(frozen=True, slots=True)
+class PoolFigures:
+    """A pool's figures for one decision, in units. ``demand``: its servable demand;
+    ``capacity``: static plus in-service supply (allocation's); ``supplied``: what its targets
+    supply in service and pending; ``static``: its static capacity; ``headroom``: its headroom;
+    ``members``: whether it has any."""
+
+    demand: float
+    capacity: float
+    supplied: float
+    static: float
+    headroom: float
+    members: bool = True
+
+
+def pool_mode(policy: ScalePolicy, pool: PoolFigures) -> Mode:
+    """Which way the pool may move: ``settle`` (no members), ``held`` (its capacity holds work),
+    ``up`` (its supply fell below the kept part of its headroom), ``hold`` (its need is within
+    the tolerance below its supply), ``down`` (its need is below ``(1 - tolerance)`` of its
+    supply)."""
+    if not pool.members:
+        return "settle"
+    cap = pool.capacity
+    if pool.demand > cap + _EPS * max(1.0, cap):
+        return "held"
+    need = max(0.0, pool.demand * (1.0 + pool.headroom) - pool.static)
+    floor = max(0.0, pool.demand * (1.0 + pool.headroom * policy.headroom_kept) - pool.static)
+    supplied = pool.supplied
+    slack = _EPS * max(1.0, supplied)
+    if supplied < floor - slack:
+        return "up"
+    if need >= supplied * (1.0 - policy.tolerance) - slack:
+        return "hold"
+    return "down"
+
+
+@dataclass(frozen=True, slots=True)
+class TargetFigures:
+    """One target's inputs: ``current`` (the count the decision moves from),
+    ``recommended`` (this tick's single-tick count, within bounds), ``highest`` (the highest
+    recommendation of the window before this tick, or None), its bounds and its last move."""
+
+    current: int
+    recommended: int
+    low: int
+    high: int
+    highest: int | None = None
+    last: Move | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class TargetStep:
+    """A target's decision: the count to apply (within bounds), why, and its last move once
+    applied."""
+
+    desired: int
+    reason: Reason
+    move: Move | None
+
+
+def decide_pool(
     policy: ScalePolicy,
-    *,
-    current: int,
-    recommended: int,
-    window: Iterable[int],
-    low: int,
-    high: int,
-    held: bool = False,
-    last: Move | None = None,
-    now: float = 0.0,
-) -> int:
-    """The count to apply now, within ``[low, high]``.
+    pool: PoolFigures,
+    targets: Sequence[TargetFigures],
+    now: float,
+) -> list[TargetStep]:
+    """The scale policy's whole decision for one pool's targets (see the module doc)."""
+    mode = pool_mode(policy, pool)
+    return [_bounded(t, *_wanted(policy, mode, t, now), now) for t in targets]
 
-    ``window`` holds the single-tick recommendations of earlier ticks still inside
-    ``scale_down_window_s``; ``recommended`` is this tick's. ``held``: the pool's own capacity
-    holds work, so a target below the recommendation goes to it in one step (no step limit) and
-    none scales down. ``last``: the target's last move; a move that would reverse it within the
-    window waits (:func:`reverses`), unless it takes held work up.
-    """
-    if recommended > current and (held or not reverses(policy, last, 1, now)):
-        step = recommended if held else current + policy.step_up_limit(current)
-        wanted = min(recommended, step)
-    elif recommended < current and not held and not reverses(policy, last, -1, now):
-        highest = max(recommended, max(window, default=recommended))
-        wanted = max(min(current, highest), current - policy.step_down_limit(current))
-    else:
-        wanted = current
-    return clamp(wanted, low, high)
+
+def plain_step(target: TargetFigures, now: float) -> TargetStep:
+    """The unsmoothed single-tick rule (the simulator's ``single-tick`` policy): the target goes
+    to its recommendation."""
+    t = target
+    reason: Reason = "on-target"
+    if t.recommended != t.current:
+        reason = "scale-up" if t.recommended > t.current else "scale-down"
+    return _bounded(t, t.recommended, reason, now)
+
+
+# reasons a bound explains better when the target rests on it at its recommendation
+_BOUNDABLE = frozenset({"held-work", "scale-up", "scale-down", "on-target", "within-tolerance"})
+
+
+def _bounded(t: TargetFigures, wanted: int, reason: Reason, now: float) -> TargetStep:
+    """The wanted count within the target's bounds, with the reason a bound gives."""
+    desired = clamp(wanted, t.low, t.high)
+    if desired != wanted:
+        reason = "at-max" if wanted > t.high else "at-min"
+    elif desired == t.recommended and reason in _BOUNDABLE:
+        if desired == t.high and reason != "scale-down":
+            reason = "at-max"
+        elif desired == t.low and reason != "scale-up" and reason != "held-work":
+            reason = "at-min"
+    return TargetStep(desired, reason, move_after(t.last, t.current, desired, now))
+
+
+def _wanted(policy: ScalePolicy, mode: Mode, t: TargetFigures, now: float) -> tuple[int, Reason]:
+    """The count the policy wants for one target before its bounds, and why."""
+    current, rec = t.current, t.recommended
+    if mode == "settle":
+        return t.low, "no-members"
+    if mode == "held":
+        return (rec if rec > current else current), "held-work"
+    if mode == "hold":
+        return current, "within-tolerance"
+    if rec > current and mode == "up":
+        if reverses(policy, t.last, 1, now):
+            return current, "no-reversal"
+        step = current + policy.step_up_limit(current)
+        return (step, "step-limited") if step < rec else (rec, "scale-up")
+    if rec < current and mode == "down":
+        if reverses(policy, t.last, -1, now):
+            return current, "no-reversal"
+        highest = rec if t.highest is None or t.highest < rec else t.highest
+        if highest >= current:
+            return current, "stabilized"
+        step = current - policy.step_down_limit(current)
+        if step > highest:
+            return step, "step-limited"
+        return highest, ("stabilized" if highest > rec else "scale-down")
+    return current, "on-target"

@@ -153,6 +153,7 @@ class ScalePolicySpec(_Spec):
     max_step_down: Step = DEFAULT_POLICY.max_step_down
     max_step_down_percent: Percent = DEFAULT_POLICY.max_step_down_percent
     tolerance: Fraction = DEFAULT_POLICY.tolerance
+    headroom_kept: Fraction = DEFAULT_POLICY.headroom_kept
 
 
 class PoolSpec(_Spec):
