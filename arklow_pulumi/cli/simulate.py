@@ -124,7 +124,11 @@ def simulate_document(results: Mapping[str, RunResult]) -> dict[str, Any]:
                     for key, lane in r.lanes.items()
                 },
                 "pools": {
-                    key: {"resource": pool.resource, **_capacity_figures(pool)}
+                    key: {
+                        "resource": pool.resource,
+                        **_capacity_figures(pool),
+                        "reasons": reason_counts(pool.reasons),
+                    }
                     for key, pool in r.pools.items()
                 },
                 "resources": {key: _capacity_figures(f) for key, f in r.resources.items()},
@@ -132,6 +136,14 @@ def simulate_document(results: Mapping[str, RunResult]) -> dict[str, Any]:
             for name, r in results.items()
         }
     }
+
+
+def reason_counts(reasons: Mapping[str, int]) -> dict[str, int]:
+    """A pool's decisions per reason, in :data:`~arklow_pulumi.core.policy.REASONS` order
+    (reasons never given left out)."""
+    from arklow_pulumi.core.policy import REASONS
+
+    return {r: reasons[r] for r in REASONS if reasons.get(r)}
 
 
 def _capacity_figures(f: PoolFigures) -> dict[str, Any]:

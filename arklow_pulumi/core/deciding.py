@@ -42,6 +42,8 @@ from arklow_pulumi.core.allocating import (
     compile_topology,
     servable_demands,
 )
+from arklow_pulumi.core.autoscalers import CloudAutoscalers, cloud_step
+from arklow_pulumi.core.limits import TargetKind
 from arklow_pulumi.core.policy import (
     Move,
     PoolFigures,
@@ -104,6 +106,8 @@ class TargetDecision:
     current: int  # the count moved from (:attr:`Observed.current`)
     move: Move | None = None  # the target's last move once ``desired`` is applied
     reason: Reason = "on-target"  # why ``desired`` is what it is (core.policy.REASONS)
+    # under a cloud autoscaler's model: since when the recommendation stood above ``current``
+    above: float | None = None
 
 
 @dataclass(frozen=True, slots=True)
@@ -114,6 +118,7 @@ class Decision:
 
 _NO_HISTORY: Sequence[Recommendation] = ()
 _NO_MOVES: Mapping[TargetId, Move] = MappingProxyType({})
+_NO_ONSETS: Mapping[TargetId, float] = MappingProxyType({})
 
 
 def observed_of(pool: Pool, target: ScaleTarget, observed: Mapping[TargetId, Observed]) -> Observed:
@@ -131,6 +136,7 @@ class _Entry:
     low: int
     high: int
     units_per_replica: float
+    kind: TargetKind
 
 
 @dataclass(frozen=True, slots=True)
@@ -188,6 +194,7 @@ def _pools_with_targets(topo: Topology) -> tuple[_PoolTargets, ...]:
                         t.min_replicas,
                         t.max_replicas,
                         t.units_per_replica,
+                        t.kind,
                     )
                     for t in pool.scale_targets
                 ),
@@ -232,6 +239,8 @@ def decide(
     admission: bool = True,
     single_tick: bool = False,
     moves: Mapping[TargetId, Move] = _NO_MOVES,
+    cloud: CloudAutoscalers | None = None,
+    above: Mapping[TargetId, float] = _NO_ONSETS,
 ) -> Decision:
     """Allocation for every lane and the replica count for every scale target (see module doc).
 
@@ -239,7 +248,9 @@ def decide(
     target without one has not moved. ``admission=False`` skips admission (see
     :func:`~arklow_pulumi.core.allocating.allocate`); the allocation, pools and target decisions
     are the same. ``single_tick=True`` applies the unsmoothed single-tick rule instead of the
-    scale policy.
+    scale policy. ``cloud`` scales each target by the model of its own cloud's autoscaler
+    instead (:mod:`arklow_pulumi.core.autoscalers`, the simulator's ``cloud-autoscaler``
+    baseline), ``above`` holding what the previous decisions' ``above`` said.
     """
     seen, capacity = _seen(topo, observed)
     allocation = allocate(topo, demand, capacity, admission=admission)
@@ -248,6 +259,10 @@ def decide(
     if single_tick:
         for plan, found in seen:
             _single_tick_pool(plan, pools[plan.name], found, moves, now, targets)
+        return Decision(allocation=allocation, targets=targets)
+    if cloud is not None:
+        for plan, found in seen:
+            _cloud_pool(plan, pools[plan.name], found, history, moves, above, now, cloud, targets)
         return Decision(allocation=allocation, targets=targets)
     servable = servable_demands(topo, allocation)
     sizing = None
@@ -277,6 +292,27 @@ def _single_tick_pool(
         rec = clamp(rec, lo, hi)
         step = plain_step(TargetFigures(o.current, rec, lo, hi, None, moves.get(tid)), now)
         out[tid] = TargetDecision(tid, rec, step.desired, o.current, step.move, step.reason)
+
+
+def _cloud_pool(
+    plan: _PoolTargets,
+    result: PoolResult,
+    seen: list[Observed],
+    history: Mapping[TargetId, Sequence[Recommendation]],
+    moves: Mapping[TargetId, Move],
+    above: Mapping[TargetId, float],
+    now: float,
+    models: CloudAutoscalers,
+    out: dict[TargetId, TargetDecision],
+) -> None:
+    """Each target as its cloud's autoscaler scales it on the pool's own demand."""
+    for entry, o, rec in zip(plan.targets, seen, result.desired_by_target, strict=True):
+        tid, lo, hi = entry.tid, entry.low, entry.high
+        rec = clamp(rec, lo, hi)
+        figures = TargetFigures(o.current, rec, lo, hi, None, moves.get(tid))
+        past = [(r.at, r.replicas) for r in history.get(tid, _NO_HISTORY)]
+        step, since = cloud_step(models, entry.kind, figures, past, above.get(tid), now)
+        out[tid] = TargetDecision(tid, rec, step.desired, o.current, step.move, step.reason, since)
 
 
 def _decide_pool(

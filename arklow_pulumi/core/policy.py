@@ -85,7 +85,7 @@ class ScalePolicy:
     scale_down_window_s: float = 300.0
     max_step_down: int = 1
     max_step_down_percent: float = 100.0
-    tolerance: float = 0.1
+    tolerance: float = 0.05
     headroom_kept: float = 1.0
 
     def step_up_limit(self, current: int) -> int:

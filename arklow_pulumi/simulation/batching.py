@@ -44,6 +44,11 @@ class Batch:
             self.moves.update(r.moves)
             r.moves = self.moves
         self.single_tick = any(r.unit.rule == SINGLE_TICK for r in runs)
+        self.above: dict[TargetId, float] = {}
+        for r in runs:
+            self.above.update(r.above)
+            r.above = self.above
+        self.cloud = next((r.cloud for r in runs if r.cloud is not None), None)
         self.topology: Topology | None = None
         if len(runs) > 1:
             self.topology = Topology(
@@ -115,6 +120,8 @@ class Batch:
             admission=changed[0].admission,
             single_tick=self.single_tick,
             moves=self.moves,
+            cloud=self.cloud,
+            above=self.above,
         )
         alloc, admit = lane_columns(decision.allocation)
         for r in changed:

@@ -19,8 +19,8 @@ are in *pool units* (a lane's work × its cost in that resource), also per hour 
 
 from __future__ import annotations
 
-from collections.abc import Sequence
-from dataclasses import dataclass
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
 
 from arklow_pulumi.simulation.sharing import pool_sums
 from arklow_pulumi.simulation.stepping import Sums, UnitRun
@@ -51,6 +51,8 @@ class PoolFigures:
     admitted_hours: float = 0.0
     time_at_max_s: float = 0.0
     constrained_ticks: int = 0
+    # (tick, target) pairs decided for each reason (core.policy.REASONS); a pool's only
+    reasons: Mapping[str, int] = field(default_factory=dict)
 
     @property
     def utilization(self) -> float:
@@ -180,6 +182,7 @@ def _pools(r: UnitRun, sums: Sums, hours: float, tick: float) -> dict[str, PoolF
             admitted_hours=admitted[p] * hours,
             time_at_max_s=at_max[p] * tick,
             constrained_ticks=constrained[p],
+            reasons={reason: n for (q, reason), n in sums.reasons.items() if q == p},
         )
         for p, name in enumerate(unit.pool_names)
     }
@@ -202,6 +205,7 @@ def _pool_sum(a: PoolFigures, b: PoolFigures) -> PoolFigures:
         admitted_hours=a.admitted_hours + b.admitted_hours,
         time_at_max_s=a.time_at_max_s + b.time_at_max_s,
         constrained_ticks=a.constrained_ticks + b.constrained_ticks,
+        reasons={r: a.reasons.get(r, 0) + b.reasons.get(r, 0) for r in {*a.reasons, *b.reasons}},
     )
 
 

@@ -17,6 +17,9 @@
   single-tick sizing of its pool's peak demand over the replay (:mod:`.peaks`).
 - ``standalone-sized``: ``standalone``, with each member's share of a target allowed up to the
   single-tick sizing of the member's own peak demand (at least its min), whatever the declared max.
+- ``cloud-autoscaler``: the declared pools and Arklow's allocation, each target scaled by the
+  model of its own cloud's autoscaler (:mod:`arklow_pulumi.core.autoscalers`) on its pool's
+  demand, at a target utilization of 1 / (1 + headroom) unless one is given.
 
 The last two read the trace (one pre-pass, :func:`.peaks.peak_demands`): a builder gets the
 topology and a function giving any topology's peak pool demands.
@@ -28,6 +31,7 @@ import math
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, replace
 
+from arklow_pulumi.core.autoscalers import DEFAULT_AUTOSCALERS, CloudAutoscalers
 from arklow_pulumi.core.limits import MAX_COUNT
 from arklow_pulumi.core.policy import DEFAULT_POLICY, clamp
 from arklow_pulumi.core.scaling import desired_replicas
@@ -44,6 +48,7 @@ from arklow_pulumi.core.topology import (
 FAIR = "fair"  # fair allocation, the pool's scale policy
 PROPORTIONAL = "proportional"  # free-for-all's shares (:mod:`.sharing`), the scale policy
 SINGLE_TICK = "single-tick"  # fair allocation, the unsmoothed single-tick rule
+CLOUD = "cloud-autoscaler"  # fair allocation, each target scaled by its cloud's autoscaler
 
 # A topology's peak demand per pool (Σ e × cost at the replay's ticks), by pool name.
 PeakDemands = Callable[[Topology], Mapping[str, float]]
@@ -122,6 +127,28 @@ def _merge(resource: str, pools: list[Pool]) -> Pool:
     )
 
 
+def cloud_autoscaler(topo: Topology, peaks: PeakDemands | None = None) -> Topology:
+    """The declared pools, each keeping its recommendations as long as the autoscalers'
+    models read them (:data:`~arklow_pulumi.core.autoscalers.DEFAULT_AUTOSCALERS`)."""
+    keep = DEFAULT_AUTOSCALERS.window_s
+    pools = {
+        name: replace(pool, scale_policy=replace(pool.scale_policy, scale_down_window_s=keep))
+        for name, pool in topo.pools.items()
+    }
+    return Topology(topo.destinations, frozen_map(pools), topo.memberships)
+
+
+def with_utilization(topo: Topology, utilization: float) -> Topology:
+    """Every pool sized for ``utilization`` (its headroom ``1 / utilization - 1``): the
+    ``cloud-autoscaler`` policy's target utilization set by the user."""
+    models = CloudAutoscalers(utilization=utilization)
+    pools = {
+        name: replace(pool, headroom=models.headroom(pool.headroom))
+        for name, pool in topo.pools.items()
+    }
+    return Topology(topo.destinations, frozen_map(pools), topo.memberships)
+
+
 def static_peak(topo: Topology, peaks: PeakDemands | None = None) -> Topology:
     """Each target frozen at its share of the single-tick sizing of its pool's peak demand
     (within its declared [min, max]; a pool without demand gives every target its min)."""
@@ -197,15 +224,25 @@ REGISTRY: dict[str, Policy] = {
     "single-tick": Policy(arklow, SINGLE_TICK),
     "static-peak": Policy(static_peak, reads_trace=True),
     "standalone-sized": Policy(standalone_sized, reads_trace=True),
+    "cloud-autoscaler": Policy(cloud_autoscaler, CLOUD),
 }
 POLICIES: tuple[str, ...] = ("arklow", "standalone", "free-for-all", "static")  # the default
 ALL_POLICIES: tuple[str, ...] = tuple(REGISTRY)
 
 
-def build(name: str, topo: Topology, peaks: PeakDemands | None = None) -> tuple[Topology, str]:
-    """The policy's topology and rule (``peaks`` is needed by the policies that read the trace)."""
+def build(
+    name: str,
+    topo: Topology,
+    peaks: PeakDemands | None = None,
+    utilization: float | None = None,
+) -> tuple[Topology, str]:
+    """The policy's topology and rule (``peaks`` is needed by the policies that read the trace;
+    ``utilization``, when given, is the ``cloud-autoscaler`` policy's target utilization)."""
     policy = REGISTRY[name]
-    return policy.build(topo, peaks), policy.rule
+    built = policy.build(topo, peaks)
+    if policy.rule == CLOUD and utilization is not None:
+        built = with_utilization(built, utilization)
+    return built, policy.rule
 
 
 def rule_of(policy: str) -> str:

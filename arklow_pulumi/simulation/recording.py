@@ -8,7 +8,8 @@ Columns (:data:`HEADER`); a field that does not apply to a row's kind is empty:
   ``pending`` (launched, not yet in service, as the tick observed them), ``desired`` (the count
   the tick's decision set) summed over its targets (0 without targets);
 - ``target`` (named ``<pool>/<target>``): ``resource``, ``capacity`` (its in-service replicas ×
-  units per replica), ``replicas``, ``pending``, ``desired``;
+  units per replica), ``replicas``, ``pending``, ``desired``, ``reason`` (why the tick's
+  decision set it: one of ``core.policy.REASONS``, docs/scale-policy.md);
 - ``lane``: ``demand`` (e = min(demand, limit)), ``served`` (allocation), ``held``
   (e − allocation), ``admitted`` (admission), in work units.
 
@@ -35,7 +36,8 @@ from arklow_pulumi.simulation.figures import pool_units
 from arklow_pulumi.simulation.stepping import UnitRun
 
 HEADER = (
-    "policy,time,kind,name,resource,capacity,demand,served,held,admitted,replicas,pending,desired"
+    "policy,time,kind,name,resource,capacity,demand,served,held,admitted,replicas,pending,desired,"
+    "reason"
 )
 POOL, TARGET, LANE = "pool", "target", "lane"
 
@@ -138,23 +140,24 @@ class TickRecorder:
         lane_rows = {}
         for i, (e, a, x) in enumerate(zip(r.e, r.alloc, r.admit, strict=True)):
             held = e - a if e > a else 0.0
-            lane_rows[i] = f"{lanes[i]},,{text(e)},{text(a)},{text(held)},{text(x)},,,"
+            lane_rows[i] = f"{lanes[i]},,{text(e)},{text(a)},{text(held)},{text(x)},,,,"
         pending, desired = [0] * m, [0] * m
         target_rows = {}
-        for j, ((in_service, waiting), want, (_pool, target)) in enumerate(
-            zip(r.seen, r.desired, unit.targets, strict=True)
+        for j, ((in_service, waiting), want, why, (_pool, target)) in enumerate(
+            zip(r.seen, r.desired, r.reasons, unit.targets, strict=True)
         ):
             p = r.pool_of_target[j]
             pending[p] += waiting
             desired[p] += want
             units = in_service * target.units_per_replica
             target_rows[j] = (
-                f"{targets[j]}{r.resources[p]},{text(units)},,,,,{in_service},{waiting},{want}"
+                f"{targets[j]}{r.resources[p]},{text(units)},,,,,{in_service},{waiting},{want},"
+                f"{why}"
             )
         pool_rows = {
             p: f"{pools[p]}{r.resources[p]},{text(r.capacity[p])},{text(demand_units[p])},"
             f"{text(served_units[p])},{text(held_units[p])},{text(admitted_units[p])},"
-            f"{r.in_service[p]},{pending[p]},{desired[p]}"
+            f"{r.in_service[p]},{pending[p]},{desired[p]},"
             for p in range(m)
         }
         made = {POOL: pool_rows, TARGET: target_rows, LANE: lane_rows}

@@ -16,15 +16,16 @@ from __future__ import annotations
 
 from collections import deque
 from collections.abc import Callable, Hashable, Sequence
-from dataclasses import dataclass, replace
+from dataclasses import dataclass, field, replace
 from itertools import repeat
 from operator import add, itemgetter, mul, sub
 from typing import TYPE_CHECKING
 
 from arklow_pulumi.core.allocating import Allocation, LaneResults, pool_pressure
+from arklow_pulumi.core.autoscalers import DEFAULT_AUTOSCALERS
 from arklow_pulumi.core.deciding import Decision, Observed, Recommendation, TargetId, decide
 from arklow_pulumi.core.policy import Move, guarding
-from arklow_pulumi.simulation.policies import PROPORTIONAL, SINGLE_TICK
+from arklow_pulumi.simulation.policies import CLOUD, PROPORTIONAL, SINGLE_TICK
 from arklow_pulumi.simulation.sharing import pool_sums, proportional_shares
 from arklow_pulumi.simulation.supplying import SimulatedGroup
 from arklow_pulumi.simulation.units import Unit, demand_lane
@@ -47,20 +48,27 @@ class Sums:
     """A unit's figures summed over ticks (in ticks, turned into hours by the caller), kept as
     two flat lists so that a flush is two operations: ``lanes`` holds each lane's ``e``, then
     its allocation, then its admission; ``pools`` each pool's capacity, in-service replicas,
-    ticks at max and ticks constrained. Also each pool's highest in-service count and the scale
-    actions."""
+    ticks at max and ticks constrained. Also each pool's highest in-service count, the scale
+    actions and, per (pool position, reason), the (tick, target) pairs decided for it."""
 
     lanes: list[float]
     pools: list[float]
     peak: list[int]
     actions: int = 0
+    reasons: dict[tuple[int, str], int] = field(default_factory=dict)
 
     @classmethod
     def zero(cls, lanes: int, pools: int) -> Sums:
         return cls([0.0] * (3 * lanes), [0.0] * (4 * pools), [0] * pools)
 
     def copy(self) -> Sums:
-        return replace(self, lanes=list(self.lanes), pools=list(self.pools), peak=list(self.peak))
+        return replace(
+            self,
+            lanes=list(self.lanes),
+            pools=list(self.pools),
+            peak=list(self.peak),
+            reasons=dict(self.reasons),
+        )
 
     def _lane_part(self, part: int) -> list[float]:
         n = len(self.lanes) // 3
@@ -142,6 +150,9 @@ class UnitRun:
         )
         # each target's last move, as its decisions return it (a batch shares one mapping)
         self.moves: dict[TargetId, Move] = {}
+        # under the cloud-autoscaler rule: since when each recommendation stood above its count
+        self.above: dict[TargetId, float] = {}
+        self.cloud = DEFAULT_AUTOSCALERS if unit.rule == CLOUD else None
         # each lane's demand, in ``unit.lane_keys`` order (0 until its first row)
         self.values = [0.0] * len(unit.lane_keys)
         self.batch: Batch | None = None
@@ -177,6 +188,7 @@ class UnitRun:
         self.seen = tuple([(g.in_service, 0) for g in self.groups])  # as the tick observed
         self.recommended = [g.in_service for g in self.groups]
         self.desired = [g.in_service for g in self.groups]
+        self.reasons: list[str] = ["on-target"] * len(self.groups)  # the last decision's
         self.since = start
         self.lane_now: list[float] = [0.0] * (3 * n)  # this tick's figures, as Sums.lanes
         self.pool_now: list[float] = [0.0] * (4 * m)  # and as Sums.pools
@@ -201,6 +213,8 @@ class UnitRun:
                 seen,
                 tuple([h[0].replicas if h else None for h in self.histories]),
                 self._guards(now),
+                # the autoscalers' models read their periods' history and alarms: renewed always
+                k if self.cloud is not None else None,
             )
         else:
             seen = ()
@@ -239,6 +253,8 @@ class UnitRun:
             admission=self.admission,
             single_tick=unit.rule == SINGLE_TICK,
             moves=self.moves,
+            cloud=self.cloud,
+            above=self.above,
         )
         self.take(decision, *lane_columns(decision.allocation), None)
 
@@ -301,15 +317,20 @@ class UnitRun:
 
     def _targets(self, decision: Decision) -> None:
         targets, desired, recommended = decision.targets, self.desired, self.recommended
-        moves = self.moves
+        moves, reasons, above = self.moves, self.reasons, self.above
         for j, tid in enumerate(self.ids):
             target = targets[tid]
             if target.move is not None:
                 moves[tid] = target.move
+            if target.above is not None:
+                above[tid] = target.above
+            elif tid in above:
+                del above[tid]
             if target.desired != desired[j]:
                 self.sums.actions += 1
                 desired[j] = target.desired
             recommended[j] = target.recommended
+            reasons[j] = target.reason
 
     def _share(self, now: float) -> None:
         """free-for-all: capacity in proportion to demand (admission is the share: the rule has
@@ -399,6 +420,7 @@ class UnitRun:
             tuple([(g.in_service, 0) for g in self.groups]),
             tuple([h[0].replicas for h in self.histories]),
             self._guards(following),
+            k + 1 if self.cloud is not None else None,
         )
         return key == self.key
 
@@ -487,6 +509,9 @@ class UnitRun:
         # s + x × n for each figure, in C: the same two operations per element
         s.lanes = list(map(add, s.lanes, map(mul, self.lane_now, times)))
         s.pools = list(map(add, s.pools, map(mul, self.pool_now, times)))
+        counts = s.reasons
+        for key in zip(self.pool_of_target, self.reasons, strict=True):
+            counts[key] = counts.get(key, 0) + n
 
 
 def picker(positions: Sequence[int]) -> Callable[[Sequence[float]], Sequence[float]]:

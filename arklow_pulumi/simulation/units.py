@@ -23,7 +23,7 @@ from arklow_pulumi.core.topology import (
     Topology,
     frozen_map,
 )
-from arklow_pulumi.simulation.policies import FAIR, PROPORTIONAL, SINGLE_TICK
+from arklow_pulumi.simulation.policies import CLOUD, FAIR, PROPORTIONAL, SINGLE_TICK
 
 LanePools = tuple[tuple[tuple[int, float], ...], ...]
 
@@ -84,7 +84,7 @@ def _unit(topo: Topology, dests: list[Destination], pools: list[Pool], rule: str
     )
     compiled = compile_topology(part)
     targets = tuple((p.name, t) for p in pools for t in p.scale_targets)
-    if rule == SINGLE_TICK and not targets:
+    if rule in (SINGLE_TICK, CLOUD) and not targets:
         rule = FAIR
     return Unit(
         topology=part,

@@ -148,7 +148,7 @@ def test_warm_up_over_ticks_launches_exactly_what_is_needed() -> None:
 
 def test_a_flapping_input_does_not_flap_the_output() -> None:
     demands = [100.0 if k % 2 else 90.0 for k in range(60)]  # needs 110 / 99 replicas in turn
-    out = run(one_pool(), demands, start=110)
+    out = run(one_pool(policy=ScalePolicy(tolerance=0.1)), demands, start=110)
     recommended, desired = [r for r, _ in out], [d for _, d in out]
     assert changes(recommended) == 59
     assert changes(desired) == 0 and desired[0] == 110
@@ -267,13 +267,13 @@ def test_coupled_pools_that_can_both_grow_both_grow() -> None:
 
 
 def test_tolerance_holds_small_surpluses_and_never_spends_the_headroom() -> None:
-    t = one_pool()
+    t = one_pool(policy=ScalePolicy(tolerance=0.1))
     assert once(t, 95 / 1.1, Observed(100, 0)).targets[P].desired == 100  # 5 % surplus: kept
     d = once(t, 105 / 1.1, Observed(100, 0)).targets[P]  # 5 % short of the headroom: up
     assert (d.desired, d.reason) == (105, "scale-up")
     assert once(t, 85 / 1.1, Observed(100, 0)).targets[P].desired == 85  # 15 % surplus: down
     assert once(t, 95 / 1.1, Observed(100, 0)).targets[P].reason == "within-tolerance"
-    kept_half = one_pool(policy=ScalePolicy(headroom_kept=0.5))
+    kept_half = one_pool(policy=ScalePolicy(tolerance=0.1, headroom_kept=0.5))
     # demand 93 needs 102.3 of the 100 supplied: 2.3 of the headroom's 9.3 units used, under
     # half: kept
     assert once(kept_half, 93.0, Observed(100, 0)).targets[P].desired == 100

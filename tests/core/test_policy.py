@@ -31,7 +31,7 @@ def test_defaults_are_the_documented_ones() -> None:
     p = ScalePolicy()
     assert (p.max_step_up, p.max_step_up_percent) == (4, 100.0)
     assert (p.max_step_down, p.max_step_down_percent) == (1, 100.0)
-    assert (p.scale_down_window_s, p.tolerance, p.headroom_kept) == (300.0, 0.1, 1.0)
+    assert (p.scale_down_window_s, p.tolerance, p.headroom_kept) == (300.0, 0.05, 1.0)
     assert p == DEFAULT_POLICY
 
 
@@ -60,22 +60,25 @@ def pool(demand: float, supplied: float, *, capacity: float | None = None, stati
     return PoolFigures(demand, cap, supplied, static, headroom, members)
 
 
+T10 = ScalePolicy(tolerance=0.1)
+
+
 @pytest.mark.parametrize(
     ("figures", "policy", "mode"),
     [
-        (pool(10.0, 11.0), DEFAULT_POLICY, "hold"),  # need 11 = supply
-        (pool(10.0, 12.0), DEFAULT_POLICY, "hold"),  # need 11 ≥ 0.9 × 12
-        (pool(10.0, 12.3), DEFAULT_POLICY, "down"),  # need 11 < 0.9 × 12.3
-        (pool(10.0, 10.9), DEFAULT_POLICY, "up"),  # the headroom is kept: any shortfall acts
-        (pool(10.0, 10.9, capacity=10.0), DEFAULT_POLICY, "up"),  # capacity serves the demand
-        (pool(10.0, 12.0, capacity=9.0), DEFAULT_POLICY, "held"),  # in service holds work
-        (pool(10.0, 10.6), ScalePolicy(headroom_kept=0.5), "hold"),  # 0.6 of 1 unit of headroom
-        (pool(10.0, 10.4), ScalePolicy(headroom_kept=0.5), "up"),
-        (pool(10.0, 11.0, static=4.0), DEFAULT_POLICY, "down"),  # static covers 4 of the 11
-        (pool(0.0, 0.0), DEFAULT_POLICY, "hold"),  # nothing needed, nothing supplied
-        (pool(0.0, 3.0), DEFAULT_POLICY, "down"),
-        (pool(5.0, 0.0, capacity=10.0), DEFAULT_POLICY, "up"),
-        (pool(10.0, 50.0, members=False), DEFAULT_POLICY, "settle"),
+        (pool(10.0, 11.0), T10, "hold"),  # need 11 = supply
+        (pool(10.0, 12.0), T10, "hold"),  # need 11 ≥ 0.9 × 12
+        (pool(10.0, 12.3), T10, "down"),  # need 11 < 0.9 × 12.3
+        (pool(10.0, 10.9), T10, "up"),  # the headroom is kept: any shortfall acts
+        (pool(10.0, 10.9, capacity=10.0), T10, "up"),  # capacity serves the demand
+        (pool(10.0, 12.0, capacity=9.0), T10, "held"),  # in service holds work
+        (pool(10.0, 10.6), ScalePolicy(tolerance=0.1, headroom_kept=0.5), "hold"),  # 0.6 of 1 unit of headroom
+        (pool(10.0, 10.4), ScalePolicy(tolerance=0.1, headroom_kept=0.5), "up"),
+        (pool(10.0, 11.0, static=4.0), T10, "down"),  # static covers 4 of the 11
+        (pool(0.0, 0.0), T10, "hold"),  # nothing needed, nothing supplied
+        (pool(0.0, 3.0), T10, "down"),
+        (pool(5.0, 0.0, capacity=10.0), T10, "up"),
+        (pool(10.0, 50.0, members=False), T10, "settle"),
         (pool(10.0, 11.5), ScalePolicy(tolerance=0.0), "down"),  # tolerance 0: any surplus acts
     ],
 )

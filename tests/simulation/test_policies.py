@@ -137,6 +137,9 @@ def test_case_a_arklow_pool_and_resource(case_a: dict[str, Any]) -> None:
         "time_at_max_s": 4 * 60,
         "constrained_ticks": 5,
     }
+    # each tick's decision has a reason: held work takes it to its max (2 → 4) and keeps it
+    # there (at-max, 5 ticks); at t300 the need falls, but the up of t60 still guards its window
+    assert got["pools"]["gpu"].pop("reasons") == {"at-max": 5, "no-reversal": 1}
     assert got["pools"] == {"gpu": pytest.approx(pool)}
     del pool["resource"]
     assert got["resources"] == {"gpu": pytest.approx(pool)}
