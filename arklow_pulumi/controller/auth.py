@@ -140,9 +140,13 @@ def _parse_entry(entry: object, where: str) -> Token:
     if not isinstance(name, str) or not name.strip():
         raise InvalidInput.one(where, "name", "must be a non-empty string")
     where = f"{where} (name {name!r})"
-    for key in entry:
-        if key not in _FIELDS:
-            raise InvalidInput.one(where, str(key), "unknown field (expected name, scope, sha256)")
+    unknown = sum(1 for key in entry if key not in _FIELDS)
+    if unknown:  # never named: a token pasted as a key would be echoed
+        raise InvalidInput.one(
+            where,
+            "(entry)",
+            f"{unknown} unknown field(s) besides name, scope and sha256 (keys not shown)",
+        )
     scope_text = entry.get("scope")
     scope = Scope.parse(scope_text) if isinstance(scope_text, str) else None
     if scope is None:
@@ -184,7 +188,9 @@ def is_loopback(host: str) -> bool:
     """True for ``localhost`` and loopback addresses (for the no-tokens listen rule)."""
     if host == "localhost":
         return True
+    if host.startswith("[") and host.endswith("]"):
+        host = host[1:-1]
     try:
-        return ipaddress.ip_address(host.strip("[]")).is_loopback
+        return ipaddress.ip_address(host).is_loopback
     except ValueError:
         return False
