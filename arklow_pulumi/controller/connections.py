@@ -24,6 +24,7 @@ from __future__ import annotations
 import asyncio
 import http
 import logging
+import resource
 import time
 from collections.abc import Callable
 from dataclasses import dataclass
@@ -41,6 +42,7 @@ __all__ = [
     "OnceASecond",
     "OnceASecondFilter",
     "bounded_protocol",
+    "descriptor_shortfall",
     "hold_logs_to_account",
     "rate_limited_exception_handler",
     "server_config",
@@ -53,6 +55,7 @@ MAX_CONNECTIONS_RANGE = (1, 100_000)
 # it is closed: closing a socket with unread request bytes sends a reset, which can destroy the
 # answer before the client reads it (Go's net/http waits 500 ms likewise).
 LINGER_S = 0.5
+DESCRIPTOR_RESERVE = 64  # descriptors beside the connections: the store, the clouds, the logs
 
 
 @dataclass(frozen=True, slots=True)
@@ -75,6 +78,19 @@ class ConnectionLimits:
                     f"option {option}", option[2:], f"must be in [{low:g}, {high:g}], got {value:g}"
                 )
         return self
+
+
+def descriptor_shortfall(limits: ConnectionLimits) -> str | None:
+    """A warning when ``max_connections`` does not fit under this process's descriptor limit
+    (``ulimit -n``), or None: past that limit accepting fails until a connection ends."""
+    soft, _ = resource.getrlimit(resource.RLIMIT_NOFILE)
+    if soft == resource.RLIM_INFINITY or limits.max_connections + DESCRIPTOR_RESERVE <= soft:
+        return None
+    return (
+        f"warning: --max-connections {limits.max_connections} does not fit under the descriptor "
+        f"limit of {soft} (ulimit -n) less {DESCRIPTOR_RESERVE}: beyond it new connections wait "
+        "until one ends"
+    )
 
 
 def raw_answer(status: int, message: str, headers: tuple[tuple[str, str], ...] = ()) -> bytes:

@@ -38,6 +38,7 @@ from arklow_pulumi import settings
 from arklow_pulumi.controller.auth import TokenSet, is_loopback
 from arklow_pulumi.controller.connections import (
     ConnectionLimits,
+    descriptor_shortfall,
     hold_logs_to_account,
     server_config,
 )
@@ -106,6 +107,8 @@ def run(options: RunOptions) -> int:
     _configure_logging()
     options.timing.check()
     options.limits.check()
+    if shortfall := descriptor_shortfall(options.limits):
+        _say(shortfall, err=True)
     tokens = TokenSet.load(options.tokens_file) if options.tokens_file else None
     check_listen(options.host, tokens)
     store = open_store(options.store_url)

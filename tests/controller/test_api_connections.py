@@ -199,6 +199,7 @@ def test_under_a_low_descriptor_limit_the_log_stays_bounded(tmp_path: Path, stor
         process.wait(timeout=60)
     log = err.read_text()
     assert "Too many open files" in log
+    assert "warning: --max-connections 512 does not fit under the descriptor limit of 128" in log
     assert "Traceback" not in log
     assert len(log) < 20_000, log[:2000]
     accept_lines = [line for line in log.splitlines() if "Too many open files" in line]
