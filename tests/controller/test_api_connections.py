@@ -124,6 +124,34 @@ def test_stalled_headers_and_bodies_are_closed_and_a_normal_client_is_answered(
     assert httpx.get(url + "/healthz", timeout=60).status_code == 200
 
 
+def test_the_header_deadline_holds_for_every_request_of_a_kept_alive_connection(
+    controller: ControllerProcess,
+) -> None:
+    """A connection that was answered once and then trickles its next request's headers is
+    answered 408 and closed too: the deadline is armed again at that request's first byte."""
+    url = controller.url()
+    with socket.create_connection(address(url), timeout=30) as sock:
+        sock.sendall(b"GET /healthz HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n")
+        first = b""
+        while b'{"status":"ok"}' not in first:
+            chunk = sock.recv(65536)
+            assert chunk, first
+            first += chunk
+        assert first.startswith(b"HTTP/1.1 200 ")
+        sock.sendall(HEADERS)
+
+        def trickled_until_closed() -> bytes | None:
+            try:
+                sock.sendall(b"a")
+            except OSError:
+                return b"closed before the answer was read"
+            readable, _, _ = select.select([sock], [], [], 0)
+            return _read_all(sock) if readable else None
+
+        second = eventually(trickled_until_closed, "the second request to be refused")
+    assert second.startswith(b"HTTP/1.1 408 ") or second.startswith(b"closed"), second
+
+
 def test_a_connection_beyond_the_cap_is_answered_503(tmp_path: Path, store_url: str) -> None:
     running = ControllerProcess(
         tmp_path, store_url, "--max-connections", "20", "--header-timeout", "600"
