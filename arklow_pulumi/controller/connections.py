@@ -14,7 +14,9 @@ A request that misses its deadline is answered **408** (when no answer has start
 connection closed; nothing of it reaches the store. A connection accepted while
 ``max_connections`` are open is answered **503** with ``Retry-After: 1`` at once and closed,
 without being read: a slot is freed only by a connection that ends, and the deadlines make every
-one end.
+one end. A refused connection lingers half a second (so the answer is not lost to a reset), 64 at
+most at once; beyond that one is closed as soon as the answer is written. At start the soft
+descriptor limit is raised, up to the hard one, to hold the cap, those 64 and a reserve.
 
 Every answer written here is an error body of :func:`.bodies.error_body`, the one encoder of them.
 """
@@ -28,7 +30,7 @@ import resource
 import time
 from collections.abc import Callable
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, ClassVar
 
 import h11
 import uvicorn
@@ -55,6 +57,7 @@ MAX_CONNECTIONS_RANGE = (1, 100_000)
 # it is closed: closing a socket with unread request bytes sends a reset, which can destroy the
 # answer before the client reads it (Go's net/http waits 500 ms likewise).
 LINGER_S = 0.5
+MAX_LINGERING = 64  # refused connections lingering at once; past that one is closed at once
 DESCRIPTOR_RESERVE = 64  # descriptors beside the connections: the store, the clouds, the logs
 
 
@@ -81,15 +84,23 @@ class ConnectionLimits:
 
 
 def descriptor_shortfall(limits: ConnectionLimits) -> str | None:
-    """A warning when ``max_connections`` does not fit under this process's descriptor limit
-    (``ulimit -n``), or None: past that limit accepting fails until a connection ends."""
-    soft, _ = resource.getrlimit(resource.RLIMIT_NOFILE)
-    if soft == resource.RLIM_INFINITY or limits.max_connections + DESCRIPTOR_RESERVE <= soft:
+    """Make room for ``max_connections`` under this process's descriptor limit: the soft limit
+    (``ulimit -n``) is raised as far as needed, up to the hard one (as Go programs do at start);
+    a warning when that is not enough, else None. Past the limit, accepting fails until a
+    connection ends."""
+    needed = limits.max_connections + MAX_LINGERING + DESCRIPTOR_RESERVE
+    soft, hard = resource.getrlimit(resource.RLIMIT_NOFILE)
+    if soft == resource.RLIM_INFINITY or needed <= soft:
+        return None
+    raised = needed if hard == resource.RLIM_INFINITY else min(needed, hard)
+    if raised > soft:
+        resource.setrlimit(resource.RLIMIT_NOFILE, (raised, hard))
+    if raised >= needed:
         return None
     return (
         f"warning: --max-connections {limits.max_connections} does not fit under the descriptor "
-        f"limit of {soft} (ulimit -n) less {DESCRIPTOR_RESERVE}: beyond it new connections wait "
-        "until one ends"
+        f"limit of {raised} (ulimit -n), less {MAX_LINGERING + DESCRIPTOR_RESERVE} kept for "
+        "refusals, the store and the clouds: beyond it new connections wait until one ends"
     )
 
 
@@ -111,6 +122,7 @@ class _BoundedH11(H11Protocol):
     """uvicorn's h11 protocol with the header and body deadlines and the connection cap."""
 
     limits: ConnectionLimits = ConnectionLimits()
+    lingering: ClassVar[set[asyncio.Transport]] = set()  # each bound class has its own
 
     def __init__(self, *args: Any, **kwargs: Any) -> None:
         super().__init__(*args, **kwargs)
@@ -128,6 +140,7 @@ class _BoundedH11(H11Protocol):
     def connection_lost(self, exc: Exception | None) -> None:
         self._disarm()
         if self._refused:
+            self.lingering.discard(self.transport)
             return
         super().connection_lost(exc)
 
@@ -210,14 +223,19 @@ class _BoundedH11(H11Protocol):
                 (("retry-after", "1"),),
             )
         )
-        if transport.can_write_eof():
-            transport.write_eof()
+        if len(self.lingering) >= MAX_LINGERING or not transport.can_write_eof():
+            transport.close()  # a flood of refused connections holds no descriptors
+            return
+        transport.write_eof()
+        self.lingering.add(transport)
         self._deadline = self.loop.call_later(LINGER_S, transport.close)
 
 
 def bounded_protocol(limits: ConnectionLimits) -> type[asyncio.Protocol]:
     """The protocol class to give ``uvicorn.Config(http=...)``, bound to ``limits``."""
-    return type("BoundedH11Protocol", (_BoundedH11,), {"limits": limits.check()})
+    return type(
+        "BoundedH11Protocol", (_BoundedH11,), {"limits": limits.check(), "lingering": set()}
+    )
 
 
 class OnceASecond:

@@ -13,7 +13,7 @@ import resource
 import select
 import socket
 import subprocess
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from pathlib import Path
 from urllib.parse import urlsplit
 
@@ -169,6 +169,15 @@ def test_a_connection_beyond_the_cap_is_answered_503(tmp_path: Path, store_url: 
         answer = eventually(refused, "a connection beyond the cap to be answered 503")
         assert b"retry-after: 1" in answer.lower()
         assert b"limit of 20 open connections" in answer
+        flood = [socket.create_connection(address(url), timeout=60) for _ in range(300)]
+        try:  # beyond 64 lingering refusals, a refused connection is closed at once
+            for sock in flood:
+                sock.sendall(b"GET /healthz HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n")
+            ends = [_ending(sock) for sock in flood]
+        finally:
+            for sock in flood:
+                sock.close()
+        assert set(ends) <= {"503", "reset"} and "503" in ends, ends
         stalled.close()  # the client side closes: the slots are freed
         eventually(
             lambda: httpx.get(url + "/healthz", timeout=60).status_code == 200,
@@ -176,6 +185,21 @@ def test_a_connection_beyond_the_cap_is_answered_503(tmp_path: Path, store_url: 
         )
     finally:
         running.end()
+
+
+def _ending(sock: socket.socket) -> str:
+    """How the server ended a connection it refused: its 503 read, or a reset."""
+    data = b""
+    while True:
+        try:
+            chunk = sock.recv(65536)
+        except TimeoutError:
+            return "still open"
+        except OSError:
+            return "503" if data.startswith(b"HTTP/1.1 503 ") else "reset"
+        if not chunk:
+            return "503" if data.startswith(b"HTTP/1.1 503 ") else f"closed after {data[:40]!r}"
+        data += chunk
 
 
 def _read_all(sock: socket.socket) -> bytes:
@@ -190,20 +214,28 @@ def _read_all(sock: socket.socket) -> bytes:
         data += chunk
 
 
-def _low_descriptor_limit() -> None:
-    resource.setrlimit(resource.RLIMIT_NOFILE, (128, 128))
+def _descriptor_limit(soft: int, hard: int) -> Callable[[], None]:
+    return lambda: resource.setrlimit(resource.RLIMIT_NOFILE, (soft, hard))
 
 
-def test_under_a_low_descriptor_limit_the_log_stays_bounded(tmp_path: Path, store_url: str) -> None:
+@pytest.mark.parametrize(("soft", "hard", "short"), [(128, 128, True), (256, 4096, False)])
+def test_under_a_low_descriptor_limit_the_log_stays_bounded(
+    tmp_path: Path, store_url: str, soft: int, hard: int, short: bool
+) -> None:
     """300 stalled connections against a process allowed 128 descriptors: accepting fails (Too
     many open files) until the deadline closes them; the log has a few lines, no traceback, and
-    a normal client is answered once descriptors are free."""
+    a normal client is answered once descriptors are free. With a soft limit of 256 under a
+    hard one of 4096 the controller raises its own limit for the cap: nothing fails."""
     out, err = tmp_path / "out.txt", tmp_path / "err.txt"
     argv = [ARKLOW, "controller", "run", "--store", store_url, "--listen", "127.0.0.1:0"]
     argv += ["--header-timeout", "2"]
     with out.open("w") as stdout, err.open("w") as stderr:
         process = subprocess.Popen(
-            argv, cwd=tmp_path, stdout=stdout, stderr=stderr, preexec_fn=_low_descriptor_limit
+            argv,
+            cwd=tmp_path,
+            stdout=stdout,
+            stderr=stderr,
+            preexec_fn=_descriptor_limit(soft, hard),
         )
     try:
 
@@ -226,6 +258,9 @@ def test_under_a_low_descriptor_limit_the_log_stays_bounded(tmp_path: Path, stor
         process.terminate()
         process.wait(timeout=60)
     log = err.read_text()
+    if not short:
+        assert log == ""
+        return
     assert "Too many open files" in log
     assert "warning: --max-connections 512 does not fit under the descriptor limit of 128" in log
     assert "Traceback" not in log
