@@ -87,6 +87,8 @@ DIGEST = "0" * 64
         f"tokens:\n  - {{{TOKEN}: {{name: a, scope: admin, sha256: {DIGEST}}}}}",
         f"tokens:\n  - {{name: a, scope: admin, sha256: {DIGEST}}}\n{TOKEN}: 1",
         f"{TOKEN}:\n  - {{name: a, scope: admin, sha256: {DIGEST}}}",
+        f"tokens:\n  - {{name: a, scope: admin, sha256: {DIGEST}, {TOKEN}: 1, {TOKEN}: 2}}",
+        f'{{"tokens": [{{"name": "a", "{TOKEN}": 1, "{TOKEN}": 2}}]}}',
     ],
 )
 def test_a_tokens_file_never_echoes_a_key(tmp_path: Path, text: str) -> None:
