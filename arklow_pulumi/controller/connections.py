@@ -315,12 +315,18 @@ def server_config(app: Any, limits: ConnectionLimits) -> uvicorn.Config:
     )
 
 
+# uvicorn's own (a failed request, malformed HTTP) and the handlers' (a store that fails every
+# demand batch): lines a flood of requests would otherwise repeat once per request.
+LIMITED_LOGGERS = ("uvicorn.error", "arklow_pulumi.controller.api")
+
+
 def hold_logs_to_account(loop: asyncio.AbstractEventLoop, log: logging.Logger) -> None:
-    """Errors of the event loop (the accept loop out of descriptors) and uvicorn's own warnings
-    and errors (a failed request, malformed HTTP) at most once a second each, with a count:
-    a flood of connections cannot flood the log."""
+    """Errors of the event loop (the accept loop out of descriptors) and the warnings and errors
+    of :data:`LIMITED_LOGGERS` at most once a second each, with a count: a flood of connections
+    or requests cannot flood the log."""
     limiter = OnceASecond()
     loop.set_exception_handler(rate_limited_exception_handler(log, limiter))
-    uvicorn_log = logging.getLogger("uvicorn.error")
-    if not any(isinstance(f, OnceASecondFilter) for f in uvicorn_log.filters):
-        uvicorn_log.addFilter(OnceASecondFilter(limiter))
+    for name in LIMITED_LOGGERS:
+        logger = logging.getLogger(name)
+        if not any(isinstance(f, OnceASecondFilter) for f in logger.filters):
+            logger.addFilter(OnceASecondFilter(limiter))
