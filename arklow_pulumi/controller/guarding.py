@@ -6,15 +6,18 @@ default no-token mode (loopback only) nothing else stands between such a page an
 controller resizes, so every request passes three checks first, and a refused one reaches no
 handler (nothing of it is stored):
 
-- ``Host`` must name the listen address or a configured ``--allowed-host`` (else **421**); on a
-  loopback listen address ``localhost``, ``127.0.0.1`` and ``::1`` are always allowed. A server
-  listening beyond loopback (which needs ``--tokens``) checks ``Host`` only when hosts are
-  configured: there the bearer token, which no page holds, is the guard.
-- an ``Origin`` header must be the server's own origin (the request's ``Host``), else **403**;
+- ``Host`` must name the listen address or a configured ``--allowed-host`` (else **421**), read
+  strictly (:func:`host_of`: ``localhost:evil`` is no host); on a loopback listen address
+  ``localhost``, ``127.0.0.1`` and ``::1`` are always allowed. A server listening beyond loopback
+  (which needs ``--tokens``) checks ``Host`` only when hosts are configured: there the bearer
+  token, which no page holds, is the guard.
+- an ``Origin`` header must be the server's own origin (the request's ``Host``), and there may
+  be one only, else **403**;
 - a ``POST`` to a route that takes a body must carry ``Content-Type: application/json``
-  (parameters allowed), else **415**: the one body type a page cannot send cross-origin without a
-  preflight the server never grants. A ``POST`` elsewhere goes on to the router, which answers it
-  405 (or 404) without calling a handler, as it answers any method a route does not take.
+  (parameters allowed), once, else **415**: the one body type a page cannot send cross-origin
+  without a preflight the server never grants. A ``POST`` elsewhere goes on to the router, which
+  answers it 405 (or 404) without calling a handler, as it answers any method a route does not
+  take.
 """
 
 from __future__ import annotations
