@@ -8,6 +8,7 @@ from __future__ import annotations
 import logging
 from collections.abc import Iterator
 from pathlib import Path
+from typing import Any
 
 import httpx
 import pytest
@@ -192,3 +193,16 @@ def test_the_uvicorn_filter_holds_back_repeats() -> None:
     again = record("Invalid HTTP request received.")
     assert limiter.filter(again)
     assert again.getMessage() == "Invalid HTTP request received. (1 more since the last such line)"
+
+
+class BrokenPort(MemoryPort):
+    def leader(self) -> Any:
+        raise RuntimeError("secret internals: /var/lib/arklow/db.sqlite")
+
+
+def test_a_bug_is_a_json_500_without_internals() -> None:
+    app = build_app(BrokenPort(["ads/serve"]), None, Metrics(), hosts=allowed_hosts("127.0.0.1"))
+    with UvicornThread(app, access_log=False) as server:
+        answer = httpx.get(server.url + "/v1/leader", timeout=30)
+    assert answer.status_code == 500
+    assert answer.json() == {"error": "internal error: the controller could not answer"}
