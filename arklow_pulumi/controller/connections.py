@@ -44,7 +44,7 @@ __all__ = [
     "OnceASecond",
     "OnceASecondFilter",
     "bounded_protocol",
-    "descriptor_shortfall",
+    "fit_descriptor_limit",
     "hold_logs_to_account",
     "rate_limited_exception_handler",
     "server_config",
@@ -83,7 +83,7 @@ class ConnectionLimits:
         return self
 
 
-def descriptor_shortfall(limits: ConnectionLimits) -> str | None:
+def fit_descriptor_limit(limits: ConnectionLimits) -> str | None:
     """Make room for ``max_connections`` under this process's descriptor limit: the soft limit
     (``ulimit -n``) is raised as far as needed, up to the hard one (as Go programs do at start);
     a warning when that is not enough, else None. Past the limit, accepting fails until a

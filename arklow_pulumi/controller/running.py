@@ -38,7 +38,7 @@ from arklow_pulumi import settings
 from arklow_pulumi.controller.auth import TokenSet, is_loopback
 from arklow_pulumi.controller.connections import (
     ConnectionLimits,
-    descriptor_shortfall,
+    fit_descriptor_limit,
     hold_logs_to_account,
     server_config,
 )
@@ -107,7 +107,7 @@ def run(options: RunOptions) -> int:
     _configure_logging()
     options.timing.check()
     options.limits.check()
-    if shortfall := descriptor_shortfall(options.limits):
+    if shortfall := fit_descriptor_limit(options.limits):
         _say(shortfall, err=True)
     tokens = TokenSet.load(options.tokens_file) if options.tokens_file else None
     check_listen(options.host, tokens)
