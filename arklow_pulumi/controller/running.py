@@ -8,7 +8,8 @@
   blocking): the elector's ``started`` starts the one tick loop under the lease, ``stopped``
   cancels it; a process standing by serves the last published tick and stores demand reports;
 - **the HTTP API** (:func:`.api.build_app`) on uvicorn, on a socket bound here first, so a port
-  in use is one clear line and ``--listen 127.0.0.1:0`` works (the chosen address is printed).
+  in use is one clear line and ``--listen 127.0.0.1:0`` works (the chosen address is printed);
+  its connections are held to the deadlines and the cap of :mod:`.connections`.
 
 SIGTERM and SIGINT stop them gracefully: the loop after the tick in progress, the server, then
 the lease keeper gives the lease up (and the lock file); uvicorn's own signal capture is switched
