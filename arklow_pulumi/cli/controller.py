@@ -75,6 +75,30 @@ def controller() -> None:
     show_default=True,
     help="PostgreSQL replicas: seconds between lease attempts and renewals.",
 )
+@click.option(
+    "--header-timeout",
+    type=float,
+    default=10.0,
+    show_default=True,
+    help="Seconds (0.1 to 3600) a request's headers may take to arrive, from the connection or "
+    "the request's first byte; then 408 and the connection is closed.",
+)
+@click.option(
+    "--body-timeout",
+    type=float,
+    default=30.0,
+    show_default=True,
+    help="Seconds (0.1 to 3600) a request's whole body may take after its headers; then 408 "
+    "and the connection is closed.",
+)
+@click.option(
+    "--max-connections",
+    type=int,
+    default=512,
+    show_default=True,
+    help="Open API connections at most (1 to 100000); one more is answered 503 and closed. "
+    "Keep it below the descriptor limit (ulimit -n).",
+)
 def run(
     store_url: str | None,
     listen: str,
@@ -85,14 +109,19 @@ def run(
     lease_seconds: float,
     renew_deadline: float,
     retry_period: float,
+    header_timeout: float,
+    body_timeout: float,
+    max_connections: int,
 ) -> None:
     """Read the topology, take demand, publish admission, resize the scale targets."""
+    from arklow_pulumi.controller.connections import ConnectionLimits
     from arklow_pulumi.controller.electing import LeaseTiming
     from arklow_pulumi.controller.running import RunOptions, parse_listen
     from arklow_pulumi.controller.running import run as run_controller
     from arklow_pulumi.store_location import resolve_store_url
 
     timing = LeaseTiming(lease_seconds, renew_deadline, retry_period).check()
+    limits = ConnectionLimits(header_timeout, body_timeout, max_connections).check()  # exit 2
     host, port = parse_listen(listen)
     options = RunOptions(
         resolve_store_url(store_url),
@@ -103,6 +132,7 @@ def run(
         dry_run,
         timing,
         allowed_hosts,
+        limits,
     )
     sys.exit(run_controller(options))
 

@@ -49,7 +49,8 @@ from arklow_pulumi.controller.bodies import (
     LEADER,
     POOLS,
     READINESS,
-    REFUSAL,
+    echo,
+    error_body,
 )
 from arklow_pulumi.controller.committing import GroupCommitter
 from arklow_pulumi.controller.documents import lane_view_document, pool_view_document
@@ -164,7 +165,7 @@ class Api:
     def reader_of_everything(self, request: Request, what: str) -> Caller:
         caller = self.caller(request)
         if not caller.scope.reads_everything:
-            raise Refusal(403, f"token {caller.name!r} ({caller.scope}) may not read {what}")
+            raise Refusal(403, f"token {_name(caller)} ({caller.scope}) may not read {what}")
         return caller
 
     # -- published ticks ------------------------------------------------------------------------
@@ -239,11 +240,11 @@ class Api:
         caller = self.caller(request)
         key = f"{request.path_params['destination']}/{request.path_params['lane']}"
         if not caller.scope.may_read_lane(key):
-            raise Refusal(403, f"lane {key!r} is outside the scope of token {caller.name!r}")
+            raise Refusal(403, f"lane {echo(key)} is outside the scope of token {_name(caller)}")
         published = self.published()
         lane = published.lanes.get(key)
         if lane is None:
-            raise Refusal(404, f"lane {key!r} is not in the published tick {published.tick}")
+            raise Refusal(404, f"lane {echo(key)} is not in the published tick {published.tick}")
         view = lane_view_document(lane)
         view["stale"] = self.is_stale(published) or lane.stale  # one flag: the tick or the lane
         doc = LANE_ANSWER.document(
@@ -273,7 +274,7 @@ class Api:
     async def demand(self, request: Request) -> Response:
         caller = self.caller(request)
         if caller.scope.kind == "read":
-            raise Refusal(403, f"token {caller.name!r} (read) may not report demand")
+            raise Refusal(403, f"token {_name(caller)} (read) may not report demand")
         body = await self.read_body(request)
         try:
             accepted = await run_in_threadpool(self.take_demand, caller, body)
@@ -331,17 +332,27 @@ class Api:
         return Response(self.openapi_body, media_type="application/json")
 
 
+def _name(caller: Caller) -> str:
+    return echo(caller.name or "")
+
+
+def _error(status: int, body: bytes, headers: dict[str, str] | None = None) -> Response:
+    return Response(body, status_code=status, headers=headers, media_type="application/json")
+
+
 async def _refusal_answer(request: Request, exc: Exception) -> Response:
     assert isinstance(exc, Refusal)
-    body = REFUSAL.document(error=exc.message, **exc.fields)
-    return JSONResponse(body, status_code=exc.status, headers=exc.headers)
+    return _error(exc.status, error_body(exc.message, **exc.fields), exc.headers)
 
 
 async def _http_answer(request: Request, exc: Exception) -> Response:
     assert isinstance(exc, HTTPException)
-    headers = dict(exc.headers or {})
-    body = REFUSAL.document(error=exc.detail)
-    return JSONResponse(body, status_code=exc.status_code, headers=headers)
+    return _error(exc.status_code, error_body(exc.detail), dict(exc.headers or {}))
+
+
+async def _internal_answer(request: Request, exc: Exception) -> Response:
+    """A bug's answer (uvicorn logs the exception, at most once a second: :mod:`.connections`)."""
+    return _error(500, error_body("internal error: the controller could not answer"))
 
 
 class RequestMetrics:
@@ -408,7 +419,11 @@ def build_app(
     ]
     app = Starlette(
         routes=routes,
-        exception_handlers={Refusal: _refusal_answer, HTTPException: _http_answer},
+        exception_handlers={
+            Refusal: _refusal_answer,
+            HTTPException: _http_answer,
+            Exception: _internal_answer,
+        },
     )
     templates: dict[object, str] = {route.endpoint: route.path for route in routes}
     posts = frozenset(route.path for route in routes if "POST" in (route.methods or ()))

@@ -24,7 +24,7 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
-from arklow_pulumi.core.errors import InvalidInput
+from arklow_pulumi.core.errors import InvalidInput, Problem
 from arklow_pulumi.reading.files import read_document
 
 _HEX64 = re.compile(r"^[0-9a-fA-F]{64}$")
@@ -93,7 +93,11 @@ class TokenSet:
     @classmethod
     def load(cls, path: Path) -> TokenSet:
         """Read and validate a tokens file; problems raise :class:`InvalidInput` (one line)."""
-        return cls.from_document(read_document(path, "tokens"), f"tokens file {str(path)!r}")
+        try:
+            doc = read_document(path, "tokens")
+        except InvalidInput as exc:
+            raise InvalidInput(_unkeyed(problem) for problem in exc.problems) from None
+        return cls.from_document(doc, f"tokens file {str(path)!r}")
 
     @classmethod
     def from_document(cls, doc: object, where: str) -> TokenSet:
@@ -140,9 +144,13 @@ def _parse_entry(entry: object, where: str) -> Token:
     if not isinstance(name, str) or not name.strip():
         raise InvalidInput.one(where, "name", "must be a non-empty string")
     where = f"{where} (name {name!r})"
-    for key in entry:
-        if key not in _FIELDS:
-            raise InvalidInput.one(where, str(key), "unknown field (expected name, scope, sha256)")
+    unknown = sum(1 for key in entry if key not in _FIELDS)
+    if unknown:  # never named: a token pasted as a key would be echoed
+        raise InvalidInput.one(
+            where,
+            "(entry)",
+            f"{unknown} unknown field(s) besides name, scope and sha256 (keys not shown)",
+        )
     scope_text = entry.get("scope")
     scope = Scope.parse(scope_text) if isinstance(scope_text, str) else None
     if scope is None:
@@ -153,6 +161,20 @@ def _parse_entry(entry: object, where: str) -> Token:
             where, "sha256", "must be the 64-hex-digit SHA-256 digest of the token"
         )
     return Token(name, scope, bytes.fromhex(digest))
+
+
+_DUPLICATE_KEY = re.compile(
+    r"duplicate key .*?(?P<where>( \(first at line \d+\))?( at line \d+, column \d+)?)"
+)
+
+
+def _unkeyed(problem: Problem) -> Problem:
+    """The problem without the key a duplicate-key message names: it could be a token."""
+    found = _DUPLICATE_KEY.fullmatch(problem.message)
+    if found is None:
+        return problem
+    message = f"a key given twice (not shown: it could be a token){found['where']}"
+    return Problem(problem.obj, problem.field, message)
 
 
 def _refuse_duplicates(tokens: Sequence[Token], where: str) -> None:
@@ -184,7 +206,9 @@ def is_loopback(host: str) -> bool:
     """True for ``localhost`` and loopback addresses (for the no-tokens listen rule)."""
     if host == "localhost":
         return True
+    if host.startswith("[") and host.endswith("]"):
+        host = host[1:-1]
     try:
-        return ipaddress.ip_address(host.strip("[]")).is_loopback
+        return ipaddress.ip_address(host).is_loopback
     except ValueError:
         return False

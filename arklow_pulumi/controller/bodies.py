@@ -11,6 +11,9 @@ lane, pool and target are shaped after the views the tick publishes
 
 from __future__ import annotations
 
+import json
+import re
+
 from arklow_pulumi.controller.documents import POOL_VIEW_FIELDS, TARGET_VIEW_FIELDS
 from arklow_pulumi.controller.ports import LaneView, LeaderView, PoolView, TargetView
 from arklow_pulumi.controller.shapes import (
@@ -117,5 +120,36 @@ REFUSAL = Record(
     optional=frozenset({"item", "lane"}),
 )
 ERROR = Named("Error", REFUSAL)
+
+ECHO_LENGTH = 100  # characters of a caller's text echoed in a message
+MESSAGE_LENGTH = 1000
+_SURROGATE = re.compile("[\ud800-\udfff]")
+
+
+def echo(text: str) -> str:
+    """A caller's text quoted for a message: at most :data:`ECHO_LENGTH` characters, with every
+    character that is not printable (control characters, NUL, direction marks, lone surrogates)
+    written as an escape, so a message stays one readable, encodable line."""
+    shown = repr(text[:ECHO_LENGTH])
+    return shown if len(text) <= ECHO_LENGTH else f"{shown}... ({len(text)} characters)"
+
+
+def encodable(text: str, limit: int = MESSAGE_LENGTH) -> str:
+    """``text`` as valid UTF-8 can carry it: each lone surrogate (which a JSON decoder may hand
+    over from ``"\\ud800"``) replaced by U+FFFD, cut to ``limit`` characters."""
+    text = _SURROGATE.sub("\ufffd", text)
+    return text if len(text) <= limit else text[: limit - 3] + "..."
+
+
+def error_body(error: str, **fields: object) -> bytes:
+    """The bytes of an error answer ``{"error", "item"?, "lane"?}``: the one encoder of every
+    4xx and 5xx body the API writes (its handlers, the request checks, the connection layer),
+    so none can fail to encode whatever the request held."""
+    doc = REFUSAL.document(
+        error=encodable(error),
+        **{k: encodable(v) if isinstance(v, str) else v for k, v in fields.items()},
+    )
+    return json.dumps(doc, ensure_ascii=False, separators=(",", ":")).encode("utf-8")
+
 
 NAMED = (DEMAND_REPORT, ERROR, LANE, POOL, TARGET)

@@ -18,7 +18,7 @@ from collections.abc import Collection
 from dataclasses import dataclass
 
 from arklow_pulumi.controller.auth import Scope
-from arklow_pulumi.controller.bodies import DEMAND, LANE_KEY, REPORT, batch
+from arklow_pulumi.controller.bodies import DEMAND, LANE_KEY, REPORT, batch, echo
 from arklow_pulumi.controller.ports import DemandReport
 from arklow_pulumi.reading.text import DuplicateKey, parse_json
 
@@ -53,7 +53,9 @@ def decode_batch(body: bytes, max_reports: int = MAX_REPORTS) -> list[object]:
         raise BatchRefused(422, f'body must be an object {{"reports": [{REPORT.outline()}, ...]}}')
     extra = _BATCH.unknown(doc)
     if extra:
-        raise BatchRefused(422, f"body: unknown field {extra[0]!r} (expected only reports)")
+        raise BatchRefused(
+            422, f"body: unknown field {echo(str(extra[0]))} (expected only reports)"
+        )
     items = doc["reports"]
     if not isinstance(items, list):
         raise BatchRefused(422, "body: field 'reports' must be a list")
@@ -72,18 +74,20 @@ def validate_batch(
     pairs = [_shape(i, item, n) for i, item in enumerate(items)]
     for i, (lane, _) in enumerate(pairs):
         if not scope.may_report_lane(lane):
-            who = f"token {token_name!r} ({scope})" if token_name else f"scope {scope}"
+            who = f"token {echo(token_name)} ({scope})" if token_name else f"scope {scope}"
             raise BatchRefused(
-                403, f"reports[{i}]: lane {lane!r} is outside the scope of {who}", n, i, lane
+                403, f"reports[{i}]: lane {echo(lane)} is outside the scope of {who}", n, i, lane
             )
     for i, (lane, demand) in enumerate(pairs):
         if lane not in known:
             raise BatchRefused(
-                422, f"reports[{i}]: lane {lane!r} is not in the topology", n, i, lane
+                422, f"reports[{i}]: lane {echo(lane)} is not in the topology", n, i, lane
             )
         problem = DEMAND.range_problem(demand)
         if problem is not None:
-            raise BatchRefused(422, f"reports[{i}]: demand of lane {lane!r} {problem}", n, i, lane)
+            raise BatchRefused(
+                422, f"reports[{i}]: demand of lane {echo(lane)} {problem}", n, i, lane
+            )
     last = dict(pairs)
     return [DemandReport(lane, demand) for lane, demand in last.items()]
 
@@ -98,12 +102,12 @@ def _shape(i: int, item: object, n: int) -> tuple[str, float]:
     assert isinstance(lane, str)  # the shape says so
     extra = REPORT.unknown(item)
     if extra:
-        raise BatchRefused(422, f"reports[{i}]: unknown field {extra[0]!r}", n, i, lane)
+        raise BatchRefused(422, f"reports[{i}]: unknown field {echo(str(extra[0]))}", n, i, lane)
     demand = item.get("demand")
     problem = DEMAND.type_problem(demand)
     if problem is not None:
         raise BatchRefused(
-            422, f"reports[{i}]: field 'demand' of lane {lane!r} {problem}", n, i, lane
+            422, f"reports[{i}]: field 'demand' of lane {echo(lane)} {problem}", n, i, lane
         )
     assert isinstance(demand, int | float)
     try:
@@ -121,4 +125,4 @@ def _json_problem(exc: Exception) -> str:
         return "nested too deeply"
     if "digits" in str(exc):  # int() refuses over 4,300 digits (CPython's conversion limit)
         return "a number of over 4,300 digits"
-    return str(exc)[:200]
+    return "not valid JSON"

@@ -8,7 +8,8 @@
   blocking): the elector's ``started`` starts the one tick loop under the lease, ``stopped``
   cancels it; a process standing by serves the last published tick and stores demand reports;
 - **the HTTP API** (:func:`.api.build_app`) on uvicorn, on a socket bound here first, so a port
-  in use is one clear line and ``--listen 127.0.0.1:0`` works (the chosen address is printed).
+  in use is one clear line and ``--listen 127.0.0.1:0`` works (the chosen address is printed);
+  its connections are held to the deadlines and the cap of :mod:`.connections`.
 
 SIGTERM and SIGINT stop them gracefully: the loop after the tick in progress, the server, then
 the lease keeper gives the lease up (and the lock file); uvicorn's own signal capture is switched
@@ -36,6 +37,12 @@ import uvicorn
 
 from arklow_pulumi import settings
 from arklow_pulumi.controller.auth import TokenSet, is_loopback
+from arklow_pulumi.controller.connections import (
+    ConnectionLimits,
+    fit_descriptor_limit,
+    hold_logs_to_account,
+    server_config,
+)
 from arklow_pulumi.controller.electing import LeaseElector, LeaseTiming
 from arklow_pulumi.controller.leasing import holder_id, take_leadership
 from arklow_pulumi.controller.looping import Loop
@@ -59,6 +66,7 @@ class RunOptions:
     dry_run: bool = False
     timing: LeaseTiming = field(default_factory=LeaseTiming)
     allowed_hosts: tuple[str, ...] = ()  # Host names answered beside the listen address
+    limits: ConnectionLimits = field(default_factory=ConnectionLimits)  # the API's connections
 
 
 CLOCK_OFFSET_ENV = settings.CLOCK_OFFSET_ENV.name  # test-only: this replica's clock, shifted
@@ -99,6 +107,9 @@ def check_listen(host: str, tokens: TokenSet | None) -> None:
 def run(options: RunOptions) -> int:
     _configure_logging()
     options.timing.check()
+    options.limits.check()
+    if shortfall := fit_descriptor_limit(options.limits):
+        _say(shortfall, err=True)
     tokens = TokenSet.load(options.tokens_file) if options.tokens_file else None
     check_listen(options.host, tokens)
     store = open_store(options.store_url)
@@ -157,15 +168,18 @@ def _serve(
         f"arklow controller: store {store.display_url}, {who}, "
         f"listening on http://{shown}:{port}" + (" (dry run: no resize)" if options.dry_run else "")
     )
-    return asyncio.run(_tasks(app, listener, elector, loop))
+    return asyncio.run(_tasks(app, listener, elector, loop, options.limits))
 
 
-async def _tasks(app: Any, listener: socket.socket, elector: Elector, loop: Loop) -> int:
+async def _tasks(
+    app: Any, listener: socket.socket, elector: Elector, loop: Loop, limits: ConnectionLimits
+) -> int:
     """The API server, the lease keeper and the loop, each a named task. A signal stops the
     loop (after the tick in progress) and the server; the lease keeper then gives the lease up.
     A task that ends on its own (the API cannot serve, SQLite's lease was taken) stops the
     others, and the process exits 1."""
-    server = _Server(uvicorn.Config(app, log_level="warning", lifespan="off", access_log=False))
+    server = _Server(server_config(app, limits))
+    hold_logs_to_account(asyncio.get_running_loop(), log)
     lease_stop = threading.Event()
     signalled = threading.Event()
 

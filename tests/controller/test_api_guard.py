@@ -124,9 +124,20 @@ def test_invented_methods_add_no_series(served: tuple[str, MemoryPort, Metrics])
         ("LocalHost.", "localhost"),
         ("example.com", "example.com"),
         ("::1", "::1"),
+        ("[::ffff:127.0.0.1]", "::ffff:7f00:1"),
+        ("localhost:", "localhost"),
+        ("localhost:evil", None),  # a port is digits
+        ("localhost:80:80", None),
+        ("[::1]evil.com", None),  # nothing after the bracket but a port
+        ("[::1]:80x", None),
+        ("[::1", None),  # a bracket must close
+        ("::1]", None),
+        ("[localhost]", None),  # a bracket holds an IPv6 address
+        ("[127.0.0.1]", None),
+        ("", ""),
     ],
 )
-def test_host_of(authority: str, host: str) -> None:
+def test_host_of(authority: str, host: str | None) -> None:
     assert host_of(authority) == host
 
 
