@@ -45,8 +45,10 @@ class Number(click.ParamType[float]):
         open_low: bool = False,
         whole: bool = False,
         unit: str = "",
+        high: float | None = None,
     ) -> None:
         self.option, self.low, self.open_low, self.whole = option, low, open_low, whole
+        self.high = high
         self.name = "count" if whole else unit or "number"
         self.what = "a whole number" if whole else f"a finite number{unit and ' of ' + unit}"
 
@@ -60,8 +62,11 @@ class Number(click.ParamType[float]):
             except ValueError:
                 number = math.nan
         low_ok = number > self.low if self.open_low else number >= self.low
-        if not (math.isfinite(number) and low_ok):
+        high_ok = self.high is None or number <= self.high
+        if not (math.isfinite(number) and low_ok and high_ok):
             bound = f"{'>' if self.open_low else '>='} {self.low:g}"
+            if self.high is not None:
+                bound += f" and <= {self.high:g}"
             raise InvalidInput.one(
                 f"option '{self.option}'",
                 self.option.lstrip("-"),
@@ -79,7 +84,7 @@ THRESHOLD = Number("--threshold", 0.0)
 
 def replay_options(command: Callable[..., Any]) -> Callable[..., Any]:
     """The options every replay takes (``simulate``, ``what-if``): ``--tick``, ``--max-ticks``,
-    ``--launch-delay`` and ``--jobs``."""
+    ``--launch-delay``, ``--jobs`` and ``--autoscaler-utilization``."""
     options = (
         click.option(
             "--tick",
@@ -101,6 +106,14 @@ def replay_options(command: Callable[..., Any]) -> Callable[..., Any]:
             show_default=True,
         ),
         click.option("--jobs", type=Number("--jobs", 1, whole=True), default=None, help=JOBS_HELP),
+        click.option(
+            "--autoscaler-utilization",
+            "utilization",
+            type=Number("--autoscaler-utilization", 0.0, open_low=True, high=1.0),
+            default=None,
+            help="The cloud-autoscaler policy's target utilization of every pool "
+            "(default: 1 / (1 + the pool's headroom)).",
+        ),
     )
     for option in reversed(options):
         command = option(command)
@@ -232,7 +245,7 @@ def simulate_table(results: Mapping[str, RunResult]) -> str:
     default=",".join(POLICIES),
     show_default=True,
     help="Comma-separated policies to compare (also single-tick, static-peak, "
-    "standalone-sized; 'all' for every one).",
+    "standalone-sized, cloud-autoscaler; 'all' for every one).",
 )
 @replay_options
 @click.option(
@@ -257,12 +270,17 @@ def simulate(
     ticks_path: Path | None,
     jobs: int | None,
     max_ticks: int,
+    utilization: float | None,
 ) -> None:
     """Replay a demand trace on a simulated clock under several policies, side by side."""
     chosen = parse_policies(policies)
     topology = load_topology(topology_path)
     trace = read_trace(trace_path, topology.lanes_by_key)
-    options: dict[str, Any] = {"max_ticks": max_ticks, "detail": chart_path is not None}
+    options: dict[str, Any] = {
+        "max_ticks": max_ticks,
+        "detail": chart_path is not None,
+        "utilization": utilization,
+    }
     if ticks_path is None:
         results = run_simulation(topology, trace, chosen, tick, launch_delay, jobs=jobs, **options)
     else:

@@ -197,6 +197,13 @@ def _pool_cells(p: PoolDelta) -> str:
 @click.option(
     "--fail-on-flag", is_flag=True, help=f"Exit {FLAGGED_EXIT} when a lane or pool is flagged."
 )
+@click.option(
+    "--policy",
+    type=click.Choice(["arklow", "single-tick", "cloud-autoscaler"]),
+    default="arklow",
+    show_default=True,
+    help="Scale both sides by this policy (cloud-autoscaler: each group's own autoscaler).",
+)
 @replay_options
 @click.pass_context
 def what_if(
@@ -217,6 +224,8 @@ def what_if(
     launch_delay: float,
     jobs: int | None,
     max_ticks: int,
+    utilization: float | None,
+    policy: str,
 ) -> None:
     """Replay a trace on the topology before and after a change; flag lanes it would starve.
 
@@ -259,6 +268,8 @@ def what_if(
         jobs=jobs,
         max_ticks=max_ticks,
         change_at=change_at,
+        policy=policy,
+        utilization=utilization,
     )
     if fmt == "json":
         click.echo(json.dumps(whatif_document(result), indent=2))

@@ -46,11 +46,13 @@ def simulate(
     admission: bool = True,
     recorder: Recorder | None = None,
     detail: bool = False,
+    utilization: float | None = None,
 ) -> dict[str, RunResult]:
     """Each policy's figures, keyed by policy in the order given; ``jobs`` caps the worker
     processes (default: the usable cores; the figures do not depend on it); ``recorder`` sees
     every tick (the run is then stepped in this process); ``detail`` keeps each resource's
-    served units per tick (charts)."""
+    served units per tick (charts); ``utilization``: the ``cloud-autoscaler`` policy's target
+    utilization (default: 1 / (1 + each pool's headroom))."""
     check_replay(trace, tick, max_ticks)
     peaks: dict[Topology, Mapping[str, float]] = {}
 
@@ -60,7 +62,7 @@ def simulate(
             found = peaks[of] = peak_demands(of, trace, tick)
         return found
 
-    scenarios = {name: build(name, topo, peak) for name in policies}
+    scenarios = {name: build(name, topo, peak, utilization) for name in policies}
     return run(
         scenarios,
         trace,

@@ -26,7 +26,7 @@ from typing import TypeVar
 
 from arklow_pulumi.core.topology import Topology
 from arklow_pulumi.simulation.figures import LaneFigures, PoolFigures, RunResult
-from arklow_pulumi.simulation.policies import FAIR
+from arklow_pulumi.simulation.policies import build
 from arklow_pulumi.simulation.simulating import Scenario, run
 from arklow_pulumi.simulation.tracing import MAX_TICKS, Trace
 
@@ -119,10 +119,20 @@ def what_if(
     jobs: int | None = None,
     max_ticks: int = MAX_TICKS,
     change_at: float | None = None,
+    policy: str = "arklow",
+    utilization: float | None = None,
 ) -> WhatIf:
+    """Both topologies replayed over the trace under ``policy`` (``arklow``, ``single-tick`` or
+    ``cloud-autoscaler``, :mod:`.policies`), the after side switching at ``change_at``."""
     limits = threshold if isinstance(threshold, Limits) else Limits(threshold)
-    changed = Scenario(after) if change_at is None else Scenario(before, then=after, at=change_at)
-    sides = {"before": Scenario(before, FAIR), "after": changed}
+    old_topo, rule = build(policy, before, None, utilization)
+    new_topo, _ = build(policy, after, None, utilization)
+    changed = (
+        Scenario(new_topo, rule)
+        if change_at is None
+        else Scenario(old_topo, rule, then=new_topo, at=change_at)
+    )
+    sides = {"before": Scenario(old_topo, rule), "after": changed}
     results = run(sides, trace, tick, launch_delay, jobs=jobs, max_ticks=max_ticks)
     old, new = results["before"], results["after"]
     old_lanes = _on(old.lanes, before.lanes_by_key)
