@@ -374,3 +374,23 @@ def test_bounds_are_never_left(
 def test_pending_is_never_capacity(pending: int) -> None:
     d = once(one_pool(), 50, Observed(in_service=4, pending=pending))
     assert d.allocation.pools["p"].capacity == 4.0
+
+
+def test_an_autoscaled_group_is_moved_from_the_minimum_it_was_given() -> None:
+    """A group with its own autoscaler runs what its autoscaler decides (here 7, held there by
+    its stabilization period) while Arklow sets its minimum: the policy moves the minimum, so a
+    minimum lowered to 6 is not raised again within the window for a need of headroom only."""
+    t = one_pool(upr=4, lo=2, hi=12)
+    down = decide(t, {"a/x": 21.4}, {P: Observed(7, 0, asked=7)}, {P: ()}, 0.0).targets[P]
+    assert (down.desired, down.move) == (6, Move(0.0, -1))
+    # the autoscaler still runs 7; the need (23.2 × 1.1 = 25.5 units) would take 7 again
+    moves = {P: Move(0.0, -1)}
+    history = {P: (Recommendation(0.0, 6),)}
+    again = decide(t, {"a/x": 23.2}, {P: Observed(7, 0, asked=6)}, history, 300.0, moves=moves)
+    assert again.targets[P].desired == 6  # the 7 it runs serve the need: the minimum stays
+    # the autoscaler has come down to the minimum: the need is short of it, but the window of
+    # the move down still guards
+    short = decide(t, {"a/x": 23.2}, {P: Observed(6, 0, asked=6)}, history, 300.0, moves=moves)
+    assert (short.targets[P].desired, short.targets[P].reason) == (6, "no-reversal")
+    later = decide(t, {"a/x": 23.2}, {P: Observed(6, 0, asked=6)}, history, 600.0, moves=moves)
+    assert later.targets[P].desired == 7  # the window has passed
