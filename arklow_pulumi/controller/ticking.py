@@ -78,7 +78,7 @@ from arklow_pulumi.core.deciding import (
     decide,
     scale_targets,
 )
-from arklow_pulumi.core.policy import DEFAULT_POLICY
+from arklow_pulumi.core.policy import retention_s
 from arklow_pulumi.core.topology import Topology
 from arklow_pulumi.store.engine import Store, StoreError, checkpoint
 from arklow_pulumi.store.revision import topology_revision
@@ -491,8 +491,8 @@ class Controller:
 
     def _window_s(self, topo: Topology) -> float:
         """How far back recommendations matter: the longest scale-down window, and a tick."""
-        windows = [p.scale_policy.scale_down_window_s for p in topo.pools.values()]
-        return max([DEFAULT_POLICY.scale_down_window_s, *windows]) + self.settings.interval_s
+        policies = [p.scale_policy for p in topo.pools.values()]
+        return retention_s(policies) + self.settings.interval_s
 
 
 @dataclass(slots=True)

@@ -30,7 +30,7 @@ target. Nothing here reads a clock, a store or a cloud.
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from types import MappingProxyType
 from weakref import WeakKeyDictionary
@@ -54,6 +54,7 @@ from arklow_pulumi.core.policy import (
     decide_pool,
     history_horizon,
     plain_step,
+    pool_mode,
 )
 from arklow_pulumi.core.topology import Pool, ScaleTarget, Topology
 
@@ -290,7 +291,7 @@ def _single_tick_pool(
     for entry, o, rec in zip(plan.targets, seen, result.desired_by_target, strict=True):
         tid, lo, hi = entry.tid, entry.low, entry.high
         rec = clamp(rec, lo, hi)
-        step = plain_step(TargetFigures(o.current, rec, lo, hi, None, moves.get(tid)), now)
+        step = plain_step(TargetFigures(o.current, rec, lo, hi, (), moves.get(tid)), now)
         out[tid] = TargetDecision(tid, rec, step.desired, o.current, step.move, step.reason)
 
 
@@ -309,7 +310,7 @@ def _cloud_pool(
     for entry, o, rec in zip(plan.targets, seen, result.desired_by_target, strict=True):
         tid, lo, hi = entry.tid, entry.low, entry.high
         rec = clamp(rec, lo, hi)
-        figures = TargetFigures(o.current, rec, lo, hi, None, moves.get(tid))
+        figures = TargetFigures(o.current, rec, lo, hi, (), moves.get(tid))
         past = [(r.at, r.replicas) for r in history.get(tid, _NO_HISTORY)]
         step, since = cloud_step(models, entry.kind, figures, past, above.get(tid), now)
         out[tid] = TargetDecision(tid, rec, step.desired, o.current, step.move, step.reason, since)
@@ -331,26 +332,22 @@ def _decide_pool(
     ``capacity`` and its single-tick recommendations ``recs``, by the scale policy's one
     function (:func:`~arklow_pulumi.core.policy.decide_pool`)."""
     policy = plan.policy
-    horizon = history_horizon(policy, now)
     supplied = 0.0
+    for entry, o in zip(plan.targets, seen, strict=True):
+        supplied += (o.in_service + o.pending) * entry.units_per_replica
+    pool = PoolFigures(demand, capacity, supplied, plan.capacity, plan.headroom, not plan.settle)
+    mode = pool_mode(policy, pool)
+    horizon = history_horizon(policy, now) if mode == "down" else 0.0
     figures = []
     for entry, o, rec in zip(plan.targets, seen, recs, strict=True):
-        supplied += o.supply * entry.units_per_replica
         lo, hi = entry.low, entry.high
-        window = [r.replicas for r in history.get(entry.tid, _NO_HISTORY) if r.at >= horizon]
-        highest = max(window) if window else None
-        figures.append(
-            TargetFigures(o.current, clamp(rec, lo, hi), lo, hi, highest, moves.get(entry.tid))
-        )
-    pool = PoolFigures(
-        demand=demand,
-        capacity=capacity,
-        supplied=supplied,
-        static=plan.capacity,
-        headroom=plan.headroom,
-        members=not plan.settle,
-    )
-    steps = decide_pool(policy, pool, figures, now)
+        rec = clamp(rec, lo, hi)
+        current = o.current
+        window: Iterable[int] = ()
+        if mode == "down" and rec < current:  # the window is read only to scale down
+            window = (r.replicas for r in history.get(entry.tid, _NO_HISTORY) if r.at >= horizon)
+        figures.append(TargetFigures(current, rec, lo, hi, window, moves.get(entry.tid)))
+    steps = decide_pool(policy, pool, figures, now, mode)
     for entry, f, step in zip(plan.targets, figures, steps, strict=True):
         out[entry.tid] = TargetDecision(
             entry.tid, f.recommended, step.desired, f.current, step.move, step.reason

@@ -36,9 +36,9 @@ do: why the target is where it is.
 from __future__ import annotations
 
 import math
-from collections.abc import Sequence
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
-from typing import Literal
+from typing import Literal, NamedTuple
 
 Reason = Literal[
     "no-members",
@@ -85,8 +85,8 @@ class ScalePolicy:
     scale_down_window_s: float = 300.0
     max_step_down: int = 1
     max_step_down_percent: float = 100.0
-    tolerance: float = 0.05
-    headroom_kept: float = 1.0
+    tolerance: float = 0.1
+    headroom_kept: float = 0.75
 
     def step_up_limit(self, current: int) -> int:
         return max(self.max_step_up, math.ceil(current * self.max_step_up_percent / 100.0))
@@ -167,8 +167,7 @@ def clamp(value: int, low: int, high: int) -> int:
 Mode = Literal["settle", "held", "up", "hold", "down"]
 
 
-@dataclass(frozen=True, slots=True)
-class PoolFigures:
+class PoolFigures(NamedTuple):
     """A pool's figures for one decision, in units. ``demand``: its servable demand;
     ``capacity``: static plus in-service supply (allocation's); ``supplied``: what its targets
     supply in service and pending; ``static``: its static capacity; ``headroom``: its headroom;
@@ -203,22 +202,21 @@ def pool_mode(policy: ScalePolicy, pool: PoolFigures) -> Mode:
     return "down"
 
 
-@dataclass(frozen=True, slots=True)
-class TargetFigures:
+class TargetFigures(NamedTuple):
     """One target's inputs: ``current`` (the count the decision moves from),
-    ``recommended`` (this tick's single-tick count, within bounds), ``highest`` (the highest
-    recommendation of the window before this tick, or None), its bounds and its last move."""
+    ``recommended`` (this tick's single-tick count, within bounds), its bounds, ``window`` (the
+    recommendations of earlier ticks within the window, :func:`history_horizon`; read only to
+    scale down, so it may be a lazy iterable) and its last move."""
 
     current: int
     recommended: int
     low: int
     high: int
-    highest: int | None = None
+    window: Iterable[int] = ()
     last: Move | None = None
 
 
-@dataclass(frozen=True, slots=True)
-class TargetStep:
+class TargetStep(NamedTuple):
     """A target's decision: the count to apply (within bounds), why, and its last move once
     applied."""
 
@@ -232,9 +230,20 @@ def decide_pool(
     pool: PoolFigures,
     targets: Sequence[TargetFigures],
     now: float,
+    mode: Mode | None = None,
 ) -> list[TargetStep]:
-    """The scale policy's whole decision for one pool's targets (see the module doc)."""
-    mode = pool_mode(policy, pool)
+    """The scale policy's whole decision for one pool's targets (see the module doc).
+    ``mode``: the pool's :func:`pool_mode`, when the caller has it already (a target's window
+    is read only in mode ``down``, so a caller may leave it empty in the others)."""
+    if mode is None:
+        mode = pool_mode(policy, pool)
+    if mode == "hold":  # the steady state: every target keeps its count (within its bounds)
+        return [
+            TargetStep(t.current, "within-tolerance", t.last)
+            if t.low < t.current < t.high
+            else _bounded(t, t.current, "within-tolerance", now)
+            for t in targets
+        ]
     return [_bounded(t, *_wanted(policy, mode, t, now), now) for t in targets]
 
 
@@ -282,7 +291,8 @@ def _wanted(policy: ScalePolicy, mode: Mode, t: TargetFigures, now: float) -> tu
     if rec < current and mode == "down":
         if reverses(policy, t.last, -1, now):
             return current, "no-reversal"
-        highest = rec if t.highest is None or t.highest < rec else t.highest
+        highest = max(t.window, default=rec)
+        highest = rec if highest < rec else highest
         if highest >= current:
             return current, "stabilized"
         step = current - policy.step_down_limit(current)

@@ -24,7 +24,7 @@ from typing import TYPE_CHECKING
 from arklow_pulumi.core.allocating import Allocation, LaneResults, pool_pressure
 from arklow_pulumi.core.autoscalers import DEFAULT_AUTOSCALERS
 from arklow_pulumi.core.deciding import Decision, Observed, Recommendation, TargetId, decide
-from arklow_pulumi.core.policy import Move, guarding
+from arklow_pulumi.core.policy import Move, guarding, history_horizon
 from arklow_pulumi.simulation.policies import CLOUD, PROPORTIONAL, SINGLE_TICK
 from arklow_pulumi.simulation.sharing import pool_sums, proportional_shares
 from arklow_pulumi.simulation.supplying import SimulatedGroup
@@ -139,7 +139,8 @@ class UnitRun:
         self.groups = [SimulatedGroup(t) for _pool, t in unit.targets]
         self.ids = [TargetId(pool, t.name) for pool, t in unit.targets]
         pools = unit.topology.pools
-        self.windows = [pools[pool].scale_policy.scale_down_window_s for pool, _t in unit.targets]
+        self.policies = [pools[pool].scale_policy for pool, _t in unit.targets]
+        self.windows = [p.scale_down_window_s for p in self.policies]
         self.pool_of_target = [unit.pool_names.index(pool) for pool, _t in unit.targets]
         self.slots = list(zip(self.pool_of_target, self.groups, strict=True))
         self.scaled = sorted(set(self.pool_of_target))  # pools with targets
@@ -390,8 +391,8 @@ class UnitRun:
         # keep what the next tick's decide looks at (it reads r.at >= now - window)
         following = (k + 1) * self.tick
         settles = settling
-        for history, replicas, window, desired, group in zip(
-            self.histories, self.recommended, self.windows, self.desired, self.groups, strict=True
+        for history, replicas, policy, desired, group in zip(
+            self.histories, self.recommended, self.policies, self.desired, self.groups, strict=True
         ):
             # An older recommendation no higher than a newer one never decides the window's
             # highest (the newer one stays in the window longer): drop it, so the history is
@@ -399,7 +400,7 @@ class UnitRun:
             while history and history[-1].replicas <= replicas:
                 history.pop()
             history.append(Recommendation(now, replicas))
-            horizon = following - window
+            horizon = history_horizon(policy, following)
             while history[0].at < horizon:
                 history.popleft()
                 if not history:

@@ -414,6 +414,7 @@ def test_pools_and_leader(api: Served) -> None:
                         "pending": 1,
                         "min": 1,
                         "max": 8,
+                        "reason": "held-work",
                     }
                 },
             }

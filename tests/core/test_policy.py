@@ -31,7 +31,7 @@ def test_defaults_are_the_documented_ones() -> None:
     p = ScalePolicy()
     assert (p.max_step_up, p.max_step_up_percent) == (4, 100.0)
     assert (p.max_step_down, p.max_step_down_percent) == (1, 100.0)
-    assert (p.scale_down_window_s, p.tolerance, p.headroom_kept) == (300.0, 0.05, 1.0)
+    assert (p.scale_down_window_s, p.tolerance, p.headroom_kept) == (300.0, 0.1, 0.75)
     assert p == DEFAULT_POLICY
 
 
@@ -60,7 +60,7 @@ def pool(demand: float, supplied: float, *, capacity: float | None = None, stati
     return PoolFigures(demand, cap, supplied, static, headroom, members)
 
 
-T10 = ScalePolicy(tolerance=0.1)
+T10 = ScalePolicy(tolerance=0.1, headroom_kept=1.0)
 
 
 @pytest.mark.parametrize(
@@ -74,6 +74,8 @@ T10 = ScalePolicy(tolerance=0.1)
         (pool(10.0, 12.0, capacity=9.0), T10, "held"),  # in service holds work
         (pool(10.0, 10.6), ScalePolicy(tolerance=0.1, headroom_kept=0.5), "hold"),  # 0.6 of 1 unit of headroom
         (pool(10.0, 10.4), ScalePolicy(tolerance=0.1, headroom_kept=0.5), "up"),
+        (pool(10.0, 10.8), DEFAULT_POLICY, "hold"),  # the default keeps 3/4 of the headroom
+        (pool(10.0, 10.7), DEFAULT_POLICY, "up"),
         (pool(10.0, 11.0, static=4.0), T10, "down"),  # static covers 4 of the 11
         (pool(0.0, 0.0), T10, "hold"),  # nothing needed, nothing supplied
         (pool(0.0, 3.0), T10, "down"),
@@ -96,7 +98,7 @@ def step(current: int, rec: int, *, highest: int | None = None, lo: int = 0, hi:
         figures = pool(rec / 1.1, float(current), capacity=float(rec))
     else:
         figures = pool(rec / 1.1, float(current)) if current else pool(0.0, 0.0)
-    t = TargetFigures(current, rec, lo, hi, highest, last)
+    t = TargetFigures(current, rec, lo, hi, () if highest is None else (highest,), last)
     return decide_pool(policy, figures, [t], now)[0]
 
 
@@ -224,7 +226,7 @@ def test_never_outside_bounds_nor_turned_around_within_the_window(
     targets = []
     for k, (current, rec) in enumerate(counts):
         lo, hi = sorted(bounds[2 * k : 2 * k + 2])
-        targets.append(TargetFigures(current, max(lo, min(hi, rec)), lo, hi, None, last))
+        targets.append(TargetFigures(current, max(lo, min(hi, rec)), lo, hi, (), last))
     mode = pool_mode(policy, figures)
     for t, got in zip(targets, decide_pool(policy, figures, targets, 10_000.0), strict=True):
         assert t.low <= got.desired <= t.high
