@@ -7,6 +7,13 @@ the target's ``replicas``. A MIG has no bounds of its own; one listed under the 
 ``arklow:devClouds: {autoscaled: [<target name>, ...]}`` gets an autoscaler (mode ON, min and max
 the target's), so the binding moves the autoscaler's minimum instead of resizing it.
 
+Beside the stack's groups, the groups of the project's examples: each
+``examples/<name>/topology.yaml`` (the topology its program declares) and, for the MIGs among
+them that get an autoscaler, ``examples/<name>/dev-clouds.yaml`` (``{autoscaled: [<target
+name>, ...]}``, as the stack key). A
+group named by the stack and by an example fits both (:func:`merge_groups`), so each example's
+``pulumi up`` passes on the same clouds as the dev stack's.
+
 Nothing here is needed against real clouds: it is what ``arklow dev clouds`` and ``make run``
 start, and what the README's Pulumi section reaches through the environment it prints.
 """
@@ -134,6 +141,47 @@ def stack_groups(topology: Topology, autoscaled: Iterable[str] = ()) -> StackGro
     return StackGroups(tuple(asgs), tuple(migs))
 
 
+def example_groups(project_dir: Path) -> list[StackGroups]:
+    """The groups of each example under ``project_dir/examples`` (see the module doc)."""
+    from arklow_pulumi.reading.files import load_topology
+
+    found = []
+    for topology_file in sorted((project_dir / "examples").glob("*/topology.yaml")):
+        extra = topology_file.with_name("dev-clouds.yaml")
+        source = f"example {topology_file.parent.name!r}"
+        raw = read_document(extra, "dev clouds file") if extra.is_file() else None
+        found.append(stack_groups(load_topology(topology_file), _autoscaled(raw, source)))
+    return found
+
+
+def merge_groups(*parts: StackGroups) -> StackGroups:
+    """One group per reference over ``parts``: the largest ``MaxSize``, the first part's start
+    (the stack's, given first: an example never changes where the dev stack's groups start); a
+    MIG's autoscaler window wide enough for every part that gives it one."""
+    asgs: dict[tuple[str, str], AsgSpec] = {}
+    migs: dict[tuple[str, str | None, str | None, str], MigSpec] = {}
+    for part in parts:
+        for a in part.asgs:
+            seen = asgs.get((a.region, a.name))
+            if seen is not None:
+                a = AsgSpec(a.name, a.region, max(a.max_size, seen.max_size), seen.desired)
+            asgs[(a.region, a.name)] = a
+        for m in part.migs:
+            key = (m.project, m.zone, m.region, m.name)
+            seen_mig = migs.get(key)
+            if seen_mig is not None:
+                windows = [w for w in (m.autoscaler, seen_mig.autoscaler) if w is not None]
+                window = (
+                    (min(w[0] for w in windows), max(w[1] for w in windows)) if windows else None
+                )
+                m = MigSpec(m.name, m.project, m.zone, m.region, seen_mig.size, window)
+            migs[key] = m
+    return StackGroups(
+        tuple(asgs[k] for k in sorted(asgs)),
+        tuple(migs[k] for k in sorted(migs, key=str)),
+    )
+
+
 # -- the servers -------------------------------------------------------------------------------
 
 
@@ -162,7 +210,7 @@ class LocalClouds:
             try:
                 self._compute = ComputeServer(self.host, self.gcp_port).start()
             except OSError as exc:
-                raise _address_error(self.host, self.gcp_port, "--gcp-port", exc) from None
+                raise address_error(self.host, self.gcp_port, "--gcp-port", exc) from None
             self.gcp_url = self._compute.url
             self._moto = ThreadedMotoServer(ip_address=self.host, port=self.aws_port, verbose=False)
             self._moto.start()
@@ -245,10 +293,10 @@ def check_address(host: str, port: int, option: str) -> None:
             probe.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
             probe.bind((host, port))
     except (OSError, OverflowError) as exc:
-        raise _address_error(host, port, option, exc) from None
+        raise address_error(host, port, option, exc) from None
 
 
-def _address_error(host: str, port: int, option: str, exc: Exception) -> InvalidInput:
+def address_error(host: str, port: int, option: str, exc: Exception) -> InvalidInput:
     reason = getattr(exc, "strerror", None) or str(exc)
     if port == 0:  # any port would do: the host is the problem
         option = "--host"

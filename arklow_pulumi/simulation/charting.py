@@ -61,7 +61,8 @@ def write_chart(results: Mapping[str, RunResult], path: Path) -> None:
                 color=color,
                 label=f"{label} served ({figures.utilization:.1%} of capacity)",
             )
-            units.plot(hours, series.capacity, lw=1, ls="--", color=color, label=f"{label} capacity")
+            capacity = f"{label} capacity"
+            units.plot(hours, series.capacity, lw=1, ls="--", color=color, label=capacity)
             replicas.plot(hours, series.replicas, lw=1, color=color, label=label)
         units.set_title(
             f"{resource}: demand, served and capacity in pool units (Σ work × cost)", fontsize=9
