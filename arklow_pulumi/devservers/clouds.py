@@ -23,7 +23,8 @@ from __future__ import annotations
 import logging
 import shlex
 import socket
-from collections.abc import Iterable, Mapping
+import subprocess
+from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -81,17 +82,55 @@ def stack_config_path(project_dir: Path, stack: str) -> Path:
     return project_dir / "stacks" / f"Pulumi.{stack}.yaml"
 
 
-def load_stack(project_dir: Path, stack: str) -> tuple[Topology, frozenset[str]]:
+def committed_settings(project_dir: Path, stack: str) -> tuple[str, str | None]:
+    """The stack's settings file as text, and a note when it is not in the working tree.
+
+    ``pulumi stack rm`` (which ``pulumi destroy`` suggests) deletes the stack's settings file,
+    tracked or not. The main job and the local clouds read the stack's committed settings, so
+    when the file is gone they take git's committed copy (``HEAD``) instead, and say so; nothing
+    is written back."""
+    path = stack_config_path(project_dir, stack)
+    if path.is_file():
+        return path.read_text(encoding="utf-8"), None
+    relative = path.relative_to(project_dir).as_posix()
+    try:
+        shown = subprocess.run(
+            ["git", "show", f"HEAD:{relative}"],
+            cwd=project_dir,
+            capture_output=True,
+            text=True,
+            timeout=30,
+            check=False,
+        )
+    except (OSError, subprocess.TimeoutExpired):
+        shown = None
+    if shown is None or shown.returncode != 0:
+        raise InvalidInput.one(f"stack '{stack}'", "(file)", f"no stack config {str(path)!r}")
+    note = (
+        f"{relative} is not in the working tree (`pulumi stack rm {stack}` deletes it): "
+        f"using the committed one; `git checkout -- {relative}` puts it back"
+    )
+    return shown.stdout, note
+
+
+def load_stack(
+    project_dir: Path, stack: str, say: Callable[[str], None] | None = None
+) -> tuple[Topology, frozenset[str]]:
     """The stack's topology (``arklow:topology``), and which targets ``arklow:devClouds``
-    gives an autoscaler."""
+    gives an autoscaler; from :func:`committed_settings` (``say`` gets its note)."""
     from arklow_pulumi.reading.parsing import parse_topology
     from arklow_pulumi.reading.spec import build_topology
+    from arklow_pulumi.reading.text import MalformedDocument, parse_document
 
     path = stack_config_path(project_dir, stack)
     source = f"stack '{stack}'"
-    if not path.is_file():
-        raise InvalidInput.one(source, "(file)", f"no stack config {str(path)!r}")
-    document = read_document(path, "stack config")
+    text, note = committed_settings(project_dir, stack)
+    if note is not None and say is not None:
+        say(note)
+    try:
+        document = parse_document(text)
+    except MalformedDocument as exc:
+        raise InvalidInput.one(f"stack config file {str(path)!r}", "(yaml)", str(exc)) from exc
     config = document.get("config") if isinstance(document, dict) else None
     if not isinstance(config, dict) or "arklow:topology" not in config:
         raise InvalidInput.one(source, "arklow:topology", f"missing in {str(path)!r}")

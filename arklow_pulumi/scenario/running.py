@@ -61,7 +61,7 @@ def run(options: RunOptions) -> RunResult:
 
     started = time.monotonic()
     logging.basicConfig(level=logging.WARNING, format="%(name)s: %(message)s")
-    topology, autoscaled = load_stack(options.repo, options.stack)
+    topology, autoscaled = load_stack(options.repo, options.stack, say=say)
     groups = stack_groups(topology, autoscaled)
     say("starting local clouds (moto for AWS, the Compute test server for GCP)")
     with LocalClouds() as clouds:
