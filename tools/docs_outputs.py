@@ -7,13 +7,14 @@ delimiter), and the lines after it, up to the next command, are what it prints (
 as a terminal shows them). The commands of one block run in order in one fresh temporary
 directory, each in ``bash`` with the venv's ``arklow`` first on PATH and the repository's
 ``examples/`` copied in; a block that needs a file makes it itself (a ``cat > t.yaml <<'EOF'``),
-so nothing is left in the repository (the directory itself prints as ``…``). The comparison is exact, except for ``…``: a line that is
-only ``…`` stands for any number of lines, and ``…`` inside a line for any text (a path, a time).
+so nothing is left in the repository (the directory itself prints as ``…``). The comparison is
+exact, except for ``…``: a line that is only ``…`` stands for any number of lines, and ``…``
+inside a line for any text (a path, a time).
 
 ``python tools/docs_outputs.py --write`` runs every block and writes what the commands print
 now in place of what is shown: a block without ``…`` is replaced whole; in a block with ``…``,
-each shown line is replaced by the printed line it stands for (found in order by its first two
-words), so the elisions stay as they are. ``--check`` (the default) prints the blocks that
+each shown line is replaced by the printed line it stands for (found in order by its first
+word), so the elisions stay as they are. ``--check`` (the default) prints the blocks that
 differ and exits 1 when one does.
 """
 
@@ -158,8 +159,10 @@ def matches(shown: list[str], printed: list[str]) -> bool:
     return _pattern(shown).fullmatch(text) is not None
 
 
-def _key(line: str) -> tuple[str, ...]:
-    return tuple(line.split()[:2])
+def _key(line: str) -> str:
+    """What a shown line is found by: its first word with a letter or digit (a table row's name,
+    a heading's first word), the figures after it free to change."""
+    return next((word for word in line.split() if any(c.isalnum() for c in word)), line)
 
 
 def rewritten(shown: list[str], printed: list[str]) -> list[str]:
@@ -171,7 +174,8 @@ def rewritten(shown: list[str], printed: list[str]) -> list[str]:
         if ELLIPSIS in line:
             out.append(line)
             continue
-        found = next((j for j in range(cursor, len(printed)) if _key(printed[j]) == _key(line)), None)
+        key = _key(line)
+        found = next((j for j in range(cursor, len(printed)) if _key(printed[j]) == key), None)
         if found is None:
             out.append(line)
             continue
