@@ -89,9 +89,13 @@ def test_readme_stack_survives_pulumis_advice(tmp_path: Path) -> None:
     assert "stacks/Pulumi.local.yaml" in ignored.read_text().splitlines()
 
 
-def test_main_job_stack_after_pulumi_stack_rm_dev(tmp_path: Path) -> None:
+def test_main_job_stack_after_pulumi_stack_rm_dev(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
     """``pulumi stack rm dev`` run on the tracked file itself deletes it (Pulumi's behaviour):
-    the main job's stack and the local clouds then read git's committed copy, and say so."""
+    the main job's stack and the local clouds then read git's committed copy, and say so. The
+    user's own Pulumi state and home (destroyed, or their ``.pulumi`` deleted) are not the
+    run's: it has its own."""
     from arklow_pulumi.devservers.clouds import load_stack
     from tests.e2e.pulumi_cli import Stack
 
@@ -107,6 +111,9 @@ def test_main_job_stack_after_pulumi_stack_rm_dev(tmp_path: Path) -> None:
         "stacks/Pulumi.dev.yaml is not in the working tree (`pulumi stack rm dev` deletes it): "
         "using the committed one; `git checkout -- stacks/Pulumi.dev.yaml` puts it back"
     ]
+    gone = tmp_path / "deleted" / ".pulumi"  # what the user's shell points at, now gone
+    monkeypatch.setenv("PULUMI_HOME", str(gone))
+    monkeypatch.setenv("PULUMI_BACKEND_URL", f"file://{gone}")
     stack = DevStack(project, tmp_path / "run", {})
     stack.prepare()  # a stack of its own, on a file backend of its own
     assert stack.config_file.read_bytes() == TRACKED.read_bytes()
