@@ -71,8 +71,9 @@ def supply_not_read(errors: Mapping[TargetId, SupplyError]) -> Readiness:
 
 
 class ReadinessLog:
-    """The current readiness; a line on the controller's log at the first value and at each
-    change (a change of reason or subject counts; the same reason tick after tick does not)."""
+    """The current readiness; a line on the controller's log at the first value (info) and at
+    each change (a warning when it is not ready; a change of reason or subject counts, the same
+    reason tick after tick does not)."""
 
     def __init__(self, initial: Readiness = STARTING) -> None:
         self._lock = threading.Lock()
@@ -90,7 +91,9 @@ class ReadinessLog:
 
     def set(self, value: Readiness) -> None:
         with self._lock:
-            if self._current is not None and value.key() == self._current.key():
+            first = self._current is None
+            if not first and value.key() == self.current.key():
                 return
             self._current = value
-        (log.info if value.ready else log.warning)("%s", value.line())
+        # at start, not ready yet is the expected state: said, not warned about
+        (log.info if value.ready or first else log.warning)("%s", value.line())

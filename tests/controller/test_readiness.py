@@ -48,6 +48,8 @@ def test_a_line_at_start_and_at_each_change_only(caplog: pytest.LogCaptureFixtur
         state.set(value)
     state.set(readiness.tick_failed(StoreError("connection refused")))
     lines = [r.getMessage() for r in caplog.records]
+    levels = [r.levelname for r in caplog.records]
+    assert levels == ["INFO", "WARNING", "INFO", "WARNING"]  # not ready at start: no warning
     assert lines == [
         "not ready: no tick done yet (controller)",
         "not ready: missing credentials (scale target 'gpu/gpu-workers'): no AWS credentials",
