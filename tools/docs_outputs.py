@@ -11,6 +11,12 @@ so nothing is left in the repository (the directory itself prints as ``…``). T
 exact, except for ``…``: a line that is only ``…`` stands for any number of lines, and ``…``
 inside a line for any text (a path, a time).
 
+A block that needs more than files (a stack up on the local clouds) names a set-up instead:
+``<!-- docs-output setup: tools/docs_stack_up.sh ARGS -->``, a script (path from the repository)
+run first in the session's directory, its output not shown; the environment it leaves in
+``.docs-env`` (export lines) is the session's shell's, as the README's shell keeps what its
+Pulumi section exported.
+
 ``python tools/docs_outputs.py --write`` runs every block and writes what the commands print
 now in place of what is shown: a block without ``…`` is replaced whole; in a block with ``…``,
 each shown line is replaced by the printed line it stands for (found in order by its first
@@ -33,6 +39,8 @@ from pathlib import Path
 
 REPO = Path(__file__).resolve().parents[1]
 MARKER = "<!-- docs-output -->"
+SETUP = re.compile(r"^<!-- docs-output setup: (.+) -->$")
+ENV_FILE = ".docs-env"  # what a set-up leaves for the session's shell (export lines)
 ELLIPSIS = "…"
 TIMEOUT_S = 600.0
 HEREDOC = re.compile(r"<<-?\s*(['\"]?)([A-Za-z_][A-Za-z0-9_]*)\1")
@@ -50,6 +58,7 @@ class Block:
     start: int  # index of the first line inside the fence
     end: int  # index of the closing fence
     steps: list[Step]
+    setup: str | None = None  # a command run first, unshown (``<!-- docs-output setup: … -->``)
 
     @property
     def name(self) -> str:
@@ -64,7 +73,8 @@ def blocks(path: Path) -> Iterator[Block]:
     lines = path.read_text().splitlines()
     i = 0
     while i < len(lines):
-        if lines[i].strip() == MARKER:
+        setup = SETUP.match(lines[i].strip())
+        if lines[i].strip() == MARKER or setup:
             fence = i + 1
             if fence >= len(lines) or not lines[fence].startswith("```"):
                 raise ValueError(f"{path}:{i + 1}: {MARKER} must be followed by a fenced block")
@@ -73,7 +83,8 @@ def blocks(path: Path) -> Iterator[Block]:
             )
             if end is None:
                 raise ValueError(f"{path}:{fence + 1}: the fenced block is never closed")
-            yield Block(path, fence + 1, end, _steps(lines[fence + 1 : end], path, fence + 1))
+            steps = _steps(lines[fence + 1 : end], path, fence + 1)
+            yield Block(path, fence + 1, end, steps, setup.group(1) if setup else None)
             i = end
         i += 1
 
@@ -124,9 +135,17 @@ def run_block(block: Block) -> list[list[str]]:
     with tempfile.TemporaryDirectory(prefix="arklow-docs-") as work:
         shutil.copytree(REPO / "examples", Path(work) / "examples")
         env = _environment()
+        if block.setup is not None:
+            done = subprocess.run(
+                ["bash", "-c", f"{REPO}/{block.setup}"],
+                cwd=work, env=env, capture_output=True, text=True, timeout=TIMEOUT_S, check=False,
+            )
+            if done.returncode != 0:
+                raise RuntimeError(f"{block.name}: set-up {block.setup} failed:\n{done.stderr}")
         for step in block.steps:
+            sourced = f". ./{ENV_FILE}\n" if (Path(work) / ENV_FILE).is_file() else ""
             result = subprocess.run(
-                ["bash", "-c", "\n".join(step.command)],
+                ["bash", "-c", sourced + "\n".join(step.command)],
                 cwd=work,
                 env=env,
                 stdout=subprocess.PIPE,
