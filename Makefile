@@ -13,7 +13,7 @@ TESTS  := $(VENV)/.installed-test
 RUN_EXTRAS := gcp,charts,local-clouds
 TOOLS_PATH := PATH="$(CURDIR)/.tools/bin:$(CURDIR)/$(BIN):$$PATH"
 
-.PHONY: run test lint unit engine bench soak clean
+.PHONY: run test lint unit engine bench soak clean docs-outputs
 
 run: $(RUNS) engine
 	$(TOOLS_PATH) $(BIN)/arklow dev run
@@ -71,6 +71,11 @@ bench: $(TESTS) engine
 	scripts/install-promtool
 	$(TOOLS_PATH) $(BIN)/python bench/bench_prometheus.py
 	bench/collect.sh
+
+# The outputs README.md and docs/*.md show (after <!-- docs-output -->), run and written in place
+# (tests/docs/test_docs_outputs.py compares them; CONTRIBUTING.md says how to mark one).
+docs-outputs: $(TESTS)
+	$(TOOLS_PATH) $(BIN)/python tools/docs_outputs.py --write
 
 # The HA soak: 3 replicas under a chaos schedule (minutes; not part of `make bench`).
 soak: $(TESTS) engine

@@ -11,7 +11,7 @@ from pathlib import Path
 
 import pytest
 
-from arklow_pulumi.extras import EXTRAS, MissingExtra, installed, require
+from arklow_pulumi.extras import EXTRAS, MAKE_RUN, MissingExtra, installed, require
 from tests.e2e.pulumi_cli import REPO
 
 
@@ -57,9 +57,10 @@ def test_a_missing_extra_is_one_line_naming_it(
     cwd = REPO if args[:2] == ["dev", "clouds"] else tmp_path
     result = arklow_without(EXTRAS[extra][0], *args, cwd=cwd)
     package = EXTRAS[extra][1]
+    makes = "make test does" if extra == "postgres" else "make run and make test install it"
     assert result.stderr == (
         f"error: {needed_by} needs {package}, which is optional: "
-        f"pip install 'arklow-pulumi[{extra}]' (make run and make test install it)\n"
+        f"pip install 'arklow-pulumi[{extra}]' ({makes})\n"
     )
     assert result.returncode == 2
     assert "s3cret" not in result.stderr
@@ -87,3 +88,11 @@ def test_every_extra_is_declared_in_pyproject() -> None:
     # the test extra brings every other one
     assert any(req.startswith("arklow-pulumi[") and all(e in req for e in EXTRAS)
                for req in declared["test"])
+
+
+def test_the_make_run_the_message_names_is_the_makefiles() -> None:
+    """The message's install step is true: `make run` installs the Makefile's RUN_EXTRAS."""
+    line = next(
+        ln for ln in (REPO / "Makefile").read_text().splitlines() if ln.startswith("RUN_EXTRAS")
+    )
+    assert frozenset(line.split(":=")[1].strip().split(",")) == MAKE_RUN

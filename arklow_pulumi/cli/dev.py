@@ -47,10 +47,14 @@ def compute_server(
     seed: int | None,
 ) -> None:
     """Serve the Compute API subset Arklow calls (MIGs, autoscalers, operations) in memory."""
+    from arklow_pulumi.devservers.clouds import address_error
     from arklow_pulumi.devservers.compute import ComputeServer, Faults
 
     faults = Faults(latency_ms=latency_ms, error_rate=error_rate, codes=error_codes)
-    server = ComputeServer(host, port, op_delay, settle_delay, faults, seed)
+    try:
+        server = ComputeServer(host, port, op_delay, settle_delay, faults, seed)
+    except OSError as exc:  # the port is taken, or the host is not this machine's
+        raise address_error(host, port, "--port", exc) from None
     click.echo(f"compute server listening on {server.url}", err=False)
     click.echo(f"export ARKLOW_GCP_COMPUTE_ENDPOINT={server.url}")
     try:
@@ -67,7 +71,8 @@ def compute_server(
 @click.option("--gcp-port", type=click.IntRange(min=0, max=65535), default=0, help="0: any free.")
 @click.option("--stack", default="dev", show_default=True, help="Whose groups to create.")
 def clouds(host: str, aws_port: int, gcp_port: int, stack: str) -> None:
-    """Start local AWS (moto) and GCP Compute servers holding the groups STACK's targets name.
+    """Start local AWS (moto) and GCP Compute servers holding the groups STACK's targets name,
+    and those of the project's examples (examples/*/topology.yaml).
 
     Prints `export ...` lines for a shell, then a `# local clouds ready` line, then serves
     until Ctrl-C or SIGTERM (the groups live in memory: a restart starts them afresh).
@@ -75,14 +80,17 @@ def clouds(host: str, aws_port: int, gcp_port: int, stack: str) -> None:
     from arklow_pulumi.devservers.clouds import (
         LocalClouds,
         describe_groups,
+        example_groups,
         export_lines,
         load_stack,
+        merge_groups,
         stack_groups,
     )
     from arklow_pulumi.store_location import find_project_dir
 
-    topology, autoscaled = load_stack(find_project_dir(), stack)
-    groups = stack_groups(topology, autoscaled)
+    project = find_project_dir()
+    topology, autoscaled = load_stack(project, stack)
+    groups = merge_groups(stack_groups(topology, autoscaled), *example_groups(project))
     stop = threading.Event()
     for signum in (signal.SIGINT, signal.SIGTERM):
         signal.signal(signum, lambda *_: stop.set())

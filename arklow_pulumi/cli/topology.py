@@ -34,11 +34,35 @@ def show(store_url: str | None, fmt: str) -> None:
     from arklow_pulumi.store.service import load_topology
 
     url = resolve_store_url(store_url)
+    _check_default_store(store_url)
     document = topology_document(load_topology(open_store(url, read_only=True)))
     if fmt == "json":
         click.echo(json.dumps(document, indent=2))
     else:
         click.echo(topology_table(document))
+
+
+def _check_default_store(store_url: str | None) -> None:
+    """With no store named, the default is the project's: outside a project (no ``Pulumi.yaml``
+    here or above) and with none there yet, say where to run instead of the store's own hint,
+    which would create an empty store in this directory."""
+    from pathlib import Path
+
+    from arklow_pulumi.core.errors import InvalidInput
+    from arklow_pulumi.settings import STORE_ENV
+    from arklow_pulumi.store_location import DEFAULT_RELATIVE, find_project_dir
+
+    if store_url or STORE_ENV.get():
+        return
+    project = find_project_dir()
+    if (project / "Pulumi.yaml").is_file() or (project / DEFAULT_RELATIVE).is_file():
+        return
+    raise InvalidInput.one(
+        "option --store",
+        "store",
+        f"no Pulumi.yaml in {str(Path.cwd())!r} or above, so no project store: run this in the "
+        "project's directory, or give --store URL (or $ARKLOW_STORE)",
+    )
 
 
 def topology_document(topo: Topology) -> dict[str, Any]:

@@ -34,7 +34,7 @@ from collections.abc import Callable
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 
-from arklow_pulumi.controller import acting, faults, heap
+from arklow_pulumi.controller import acting, faults, heap, readiness
 from arklow_pulumi.controller.acting import (
     ActReport,
     Change,
@@ -68,6 +68,7 @@ from arklow_pulumi.controller.publishing import (
     observed_from_published,
     target_records,
 )
+from arklow_pulumi.controller.readiness import ReadinessLog
 from arklow_pulumi.controller.sinking import StoreDemandSink
 from arklow_pulumi.core.allocating import compile_topology
 from arklow_pulumi.core.deciding import (
@@ -152,7 +153,6 @@ class _Memory:
     lanes: LaneHistory = field(default_factory=LaneHistory)
     observed: dict[TargetId, Observed] = field(default_factory=dict)
     written: dict[str, TargetRecord] = field(default_factory=dict)
-    ready: bool = False
     topology: Topology | None = None
     revision: int | None = None
     topology_loaded: bool = False  # since the heap was last settled
@@ -190,6 +190,9 @@ class Controller:
         self._resize_pool: ThreadPoolExecutor | None = None
         # Who leads (a process): the lease's own deadline, checked around every resize.
         self.elector = elector
+        # why /readyz says what it says, logged at start and on each change (.readiness)
+        waiting = elector is not None and not elector.view().leader
+        self.readiness = ReadinessLog(readiness.NO_LEADERSHIP if waiting else readiness.STARTING)
 
     # -- ControllerPort --------------------------------------------------------------------
 
@@ -212,7 +215,7 @@ class Controller:
         return LeaderView(leader=True, holder=lease.holder, epoch=lease.epoch)
 
     def ready(self) -> bool:
-        return self._memory.ready
+        return self.readiness.ready
 
     # -- start ---------------------------------------------------------------------------
 
@@ -420,7 +423,7 @@ class Controller:
         if row is not None and row.tick != memory.tick:
             memory.published = published_from_document(row.document)
             memory.tick = row.tick
-        memory.ready = True
+        self.readiness.set(readiness.FOLLOWING)
         self._settle_heap()
 
     def _settle_heap(self) -> None:
@@ -432,7 +435,7 @@ class Controller:
     def failed(self, error: Exception) -> None:
         """A tick that could not complete: not ready until one does."""
         log.error("tick failed: %s", error)
-        self._memory.ready = False
+        self.readiness.set(readiness.tick_failed(error))
 
     def _supply_error(self, target: TargetId, kind: str, error: Exception) -> None:
         if self.observer is not None:
@@ -469,7 +472,8 @@ class Controller:
         memory.published = published
         memory.tick = published.tick
         memory.observed = dict(obs.observed)
-        memory.ready = obs.supply_read
+        read = readiness.TICKED if obs.supply_read else readiness.supply_not_read(obs.errors)
+        self.readiness.set(read)
         if self.observer is not None:
             self.observer.leadership(True, lease.epoch, 0.0)  # write_tick renewed it
 

@@ -7,6 +7,13 @@ the target's ``replicas``. A MIG has no bounds of its own; one listed under the 
 ``arklow:devClouds: {autoscaled: [<target name>, ...]}`` gets an autoscaler (mode ON, min and max
 the target's), so the binding moves the autoscaler's minimum instead of resizing it.
 
+Beside the stack's groups, the groups of the project's examples: each
+``examples/<name>/topology.yaml`` (the topology its program declares) and, for the MIGs among
+them that get an autoscaler, ``examples/<name>/dev-clouds.yaml`` (``{autoscaled: [<target
+name>, ...]}``, as the stack key). A
+group named by the stack and by an example fits both (:func:`merge_groups`), so each example's
+``pulumi up`` passes on the same clouds as the dev stack's.
+
 Nothing here is needed against real clouds: it is what ``arklow dev clouds`` and ``make run``
 start, and what the README's Pulumi section reaches through the environment it prints.
 """
@@ -16,7 +23,8 @@ from __future__ import annotations
 import logging
 import shlex
 import socket
-from collections.abc import Iterable, Mapping
+import subprocess
+from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -74,17 +82,55 @@ def stack_config_path(project_dir: Path, stack: str) -> Path:
     return project_dir / "stacks" / f"Pulumi.{stack}.yaml"
 
 
-def load_stack(project_dir: Path, stack: str) -> tuple[Topology, frozenset[str]]:
+def committed_settings(project_dir: Path, stack: str) -> tuple[str, str | None]:
+    """The stack's settings file as text, and a note when it is not in the working tree.
+
+    ``pulumi stack rm`` (which ``pulumi destroy`` suggests) deletes the stack's settings file,
+    tracked or not. The main job and the local clouds read the stack's committed settings, so
+    when the file is gone they take git's committed copy (``HEAD``) instead, and say so; nothing
+    is written back."""
+    path = stack_config_path(project_dir, stack)
+    if path.is_file():
+        return path.read_text(encoding="utf-8"), None
+    relative = path.relative_to(project_dir).as_posix()
+    try:
+        shown = subprocess.run(
+            ["git", "show", f"HEAD:{relative}"],
+            cwd=project_dir,
+            capture_output=True,
+            text=True,
+            timeout=30,
+            check=False,
+        )
+    except (OSError, subprocess.TimeoutExpired):
+        shown = None
+    if shown is None or shown.returncode != 0:
+        raise InvalidInput.one(f"stack '{stack}'", "(file)", f"no stack config {str(path)!r}")
+    note = (
+        f"{relative} is not in the working tree (`pulumi stack rm {stack}` deletes it): "
+        f"using the committed one; `git checkout -- {relative}` puts it back"
+    )
+    return shown.stdout, note
+
+
+def load_stack(
+    project_dir: Path, stack: str, say: Callable[[str], None] | None = None
+) -> tuple[Topology, frozenset[str]]:
     """The stack's topology (``arklow:topology``), and which targets ``arklow:devClouds``
-    gives an autoscaler."""
+    gives an autoscaler; from :func:`committed_settings` (``say`` gets its note)."""
     from arklow_pulumi.reading.parsing import parse_topology
     from arklow_pulumi.reading.spec import build_topology
+    from arklow_pulumi.reading.text import MalformedDocument, parse_document
 
     path = stack_config_path(project_dir, stack)
     source = f"stack '{stack}'"
-    if not path.is_file():
-        raise InvalidInput.one(source, "(file)", f"no stack config {str(path)!r}")
-    document = read_document(path, "stack config")
+    text, note = committed_settings(project_dir, stack)
+    if note is not None and say is not None:
+        say(note)
+    try:
+        document = parse_document(text)
+    except MalformedDocument as exc:
+        raise InvalidInput.one(f"stack config file {str(path)!r}", "(yaml)", str(exc)) from exc
     config = document.get("config") if isinstance(document, dict) else None
     if not isinstance(config, dict) or "arklow:topology" not in config:
         raise InvalidInput.one(source, "arklow:topology", f"missing in {str(path)!r}")
@@ -134,6 +180,47 @@ def stack_groups(topology: Topology, autoscaled: Iterable[str] = ()) -> StackGro
     return StackGroups(tuple(asgs), tuple(migs))
 
 
+def example_groups(project_dir: Path) -> list[StackGroups]:
+    """The groups of each example under ``project_dir/examples`` (see the module doc)."""
+    from arklow_pulumi.reading.files import load_topology
+
+    found = []
+    for topology_file in sorted((project_dir / "examples").glob("*/topology.yaml")):
+        extra = topology_file.with_name("dev-clouds.yaml")
+        source = f"example {topology_file.parent.name!r}"
+        raw = read_document(extra, "dev clouds file") if extra.is_file() else None
+        found.append(stack_groups(load_topology(topology_file), _autoscaled(raw, source)))
+    return found
+
+
+def merge_groups(*parts: StackGroups) -> StackGroups:
+    """One group per reference over ``parts``: the largest ``MaxSize``, the first part's start
+    (the stack's, given first: an example never changes where the dev stack's groups start); a
+    MIG's autoscaler window wide enough for every part that gives it one."""
+    asgs: dict[tuple[str, str], AsgSpec] = {}
+    migs: dict[tuple[str, str | None, str | None, str], MigSpec] = {}
+    for part in parts:
+        for a in part.asgs:
+            seen = asgs.get((a.region, a.name))
+            if seen is not None:
+                a = AsgSpec(a.name, a.region, max(a.max_size, seen.max_size), seen.desired)
+            asgs[(a.region, a.name)] = a
+        for m in part.migs:
+            key = (m.project, m.zone, m.region, m.name)
+            seen_mig = migs.get(key)
+            if seen_mig is not None:
+                windows = [w for w in (m.autoscaler, seen_mig.autoscaler) if w is not None]
+                window = (
+                    (min(w[0] for w in windows), max(w[1] for w in windows)) if windows else None
+                )
+                m = MigSpec(m.name, m.project, m.zone, m.region, seen_mig.size, window)
+            migs[key] = m
+    return StackGroups(
+        tuple(asgs[k] for k in sorted(asgs)),
+        tuple(migs[k] for k in sorted(migs, key=str)),
+    )
+
+
 # -- the servers -------------------------------------------------------------------------------
 
 
@@ -162,7 +249,7 @@ class LocalClouds:
             try:
                 self._compute = ComputeServer(self.host, self.gcp_port).start()
             except OSError as exc:
-                raise _address_error(self.host, self.gcp_port, "--gcp-port", exc) from None
+                raise address_error(self.host, self.gcp_port, "--gcp-port", exc) from None
             self.gcp_url = self._compute.url
             self._moto = ThreadedMotoServer(ip_address=self.host, port=self.aws_port, verbose=False)
             self._moto.start()
@@ -245,10 +332,10 @@ def check_address(host: str, port: int, option: str) -> None:
             probe.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
             probe.bind((host, port))
     except (OSError, OverflowError) as exc:
-        raise _address_error(host, port, option, exc) from None
+        raise address_error(host, port, option, exc) from None
 
 
-def _address_error(host: str, port: int, option: str, exc: Exception) -> InvalidInput:
+def address_error(host: str, port: int, option: str, exc: Exception) -> InvalidInput:
     reason = getattr(exc, "strerror", None) or str(exc)
     if port == 0:  # any port would do: the host is the problem
         option = "--host"

@@ -13,6 +13,7 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from typing import TYPE_CHECKING, Any
 
+from arklow_pulumi.controller.ports import PoolView
 from arklow_pulumi.scenario.day import DAY_S, HOUR, Event
 from arklow_pulumi.scenario.recording import Recording, TargetInfo
 
@@ -21,8 +22,12 @@ if TYPE_CHECKING:
     from matplotlib.figure import Figure
 
 NAN = float("nan")
-# Events in colours the series do not use (they take matplotlib's first five)
-EVENT_COLORS = ("tab:olive", "tab:gray", "tab:brown", "tab:pink", "tab:cyan")
+# Events in colours the series do not use (they take matplotlib's first five), dark enough that
+# their labels read on white (a contrast of at least 4.5:1)
+EVENT_COLORS = ("#6b6b00", "#8c3b0c", "#5a3d8a", "#0b6b75", "#8a1f5a")
+# A pool whose capacity is this many times its peak demand is drawn to its demand's scale
+# (capacity named in the panel): on one axis both would be flat lines
+FAR_ABOVE = 4.0
 KINDS = {"aws_asg": "AWS Auto Scaling group", "gcp_mig": "GCP managed instance group"}
 
 
@@ -70,8 +75,12 @@ def lanes_figure(rec: Recording) -> Figure:
     last = rec.layouts[-1][1] if rec.layouts else None
     for ax, name in zip(axes, names, strict=False):
         series = rec.lanes[name]
-        ax.plot(x, [v.allocation + v.held if v else NAN for v in series], color="tab:blue",
-                linewidth=1.2, label="demand (≤ the lane's limit)")
+        within = [v.allocation + v.held if v else NAN for v in series]
+        reported = [v.demand if v else NAN for v in series]
+        if any(r > w + 1e-9 for r, w in zip(reported, within, strict=True)):
+            ax.plot(x, reported, color="tab:blue", linewidth=0.9, linestyle=":",
+                    label="reported demand (above the limit: the lane's own queue)")
+        ax.plot(x, within, color="tab:blue", linewidth=1.2, label="demand (≤ the lane's limit)")
         ax.plot(x, [v.admission if v else NAN for v in series], color="tab:green",
                 linewidth=1.2, label="admission (what the lane may run)")
         ax.fill_between(x, [v.held if v else 0.0 for v in series], step="mid", color="tab:red",
@@ -129,9 +138,25 @@ def pools_figure(rec: Recording) -> Figure:
         members = names_text(rec.pool_members(name), "member", "members")
         ax.set_title(f"pool {name} ({resource}) — {members}", fontsize=9, pad=11)
         ax.set_ylabel(f"{resource} units", fontsize=8)
+        _scale_to_demand(ax, views)
         _mark_events(ax, rec.events)
     _legend_on_top(fig, axes, rec.events, ncols=2)
     return fig
+
+
+def _scale_to_demand(ax: Axes, views: Sequence[PoolView | None]) -> None:
+    """A pool whose capacity is far above its demand all day (a provider quota): the axis
+    follows the demand, and the capacity, off the scale, is named in the panel."""
+    seen = [v for v in views if v is not None]
+    peak = max((v.demand for v in seen), default=0.0)
+    low = min((v.capacity for v in seen), default=0.0)
+    if peak <= 0 or low < FAR_ABOVE * peak:
+        return
+    ax.set_ylim(0, peak * 1.3)
+    high = max(v.capacity for v in seen)
+    text = f"{low:g}" if high == low else f"{low:g} to {high:g}"
+    ax.text(0.01, 0.95, f"capacity {text}, above this scale: the demand never nears it",
+            transform=ax.transAxes, ha="left", va="top", fontsize=8)
 
 
 def pressure_figure(rec: Recording) -> Figure:

@@ -87,7 +87,7 @@ LANE_HEADERS = [
     "served (unit-h)",
     "held %",
     "mean admission",
-    "peak demand",
+    "peak reported demand",
 ]
 POOL_HEADERS = [
     "pool",
@@ -154,11 +154,26 @@ def write_report(
     directory.mkdir(parents=True, exist_ok=True)
     for file, (_title, _caption, draw) in CHARTS.items():
         draw(rec).savefig(directory / file, dpi=90)
-    document = summary_document(rec, lanes, pools, source)
+    document = rounded(summary_document(rec, lanes, pools, source))
     (directory / "summary.json").write_text(json.dumps(document, indent=1))
     index = directory / "index.html"
     index.write_text(_html(rec, lanes, pools, notes, source))
     return index
+
+
+DIGITS = 3  # decimals of every figure in summary.json (the tables print fewer)
+
+
+def rounded(value: Any) -> Any:
+    """``value`` with each float rounded to :data:`DIGITS` decimals, inside lists and dicts
+    too (1.1639999999999997 reads 1.164; whole numbers stay as they are)."""
+    if isinstance(value, float):
+        return round(value, DIGITS)
+    if isinstance(value, dict):
+        return {key: rounded(item) for key, item in value.items()}
+    if isinstance(value, list):
+        return [rounded(item) for item in value]
+    return value
 
 
 def summary_document(

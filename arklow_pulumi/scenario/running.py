@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import importlib.metadata
 import logging
+import math
 import os
 import shlex
 import subprocess
@@ -17,7 +18,7 @@ from typing import TYPE_CHECKING
 from arklow_pulumi.controller.ports import DemandReport
 from arklow_pulumi.scenario.charts import clock as _clock
 from arklow_pulumi.scenario.clock import SimulatedClock
-from arklow_pulumi.scenario.day import EPISODES, JOIN_AT_S, JOINING, Day, Event
+from arklow_pulumi.scenario.day import EPISODES, JOIN_AT_S, JOINING, WARM_UP_S, Day, Event
 from arklow_pulumi.scenario.progress import Progress
 from arklow_pulumi.scenario.recording import (
     Layout,
@@ -60,7 +61,7 @@ def run(options: RunOptions) -> RunResult:
 
     started = time.monotonic()
     logging.basicConfig(level=logging.WARNING, format="%(name)s: %(message)s")
-    topology, autoscaled = load_stack(options.repo, options.stack)
+    topology, autoscaled = load_stack(options.repo, options.stack, say=say)
     groups = stack_groups(topology, autoscaled)
     say("starting local clouds (moto for AWS, the Compute test server for GCP)")
     with LocalClouds() as clouds:
@@ -99,7 +100,8 @@ def _day(options: RunOptions, stack: DevStack, clouds: LocalClouds) -> Recording
     from arklow_pulumi.supply.routing import router_from_env
 
     day = Day(tick_s=options.tick_s)
-    clock = SimulatedClock(DAY_START)
+    warm_ticks = math.ceil(WARM_UP_S / options.tick_s)
+    clock = SimulatedClock(DAY_START - warm_ticks * options.tick_s)
     recording = Recording(options.tick_s)
     recording.layout(0.0, _layout(stack))
     for episode in EPISODES:
@@ -117,6 +119,12 @@ def _day(options: RunOptions, stack: DevStack, clouds: LocalClouds) -> Recording
         )
         controller.restore()
         sink = controller.demand_sink()
+        for _ in range(warm_ticks):  # running before the day (the day module's doc)
+            known = set(sink.known_lanes())
+            sink.accept([DemandReport(ln, d) for ln, d in day.at_start().items() if ln in known])
+            controller.tick()
+            clock.advance(options.tick_s)
+            clouds.skip(options.tick_s)
         progress = Progress(day.ticks)
         joined = False
         for i in range(day.ticks):

@@ -1,7 +1,11 @@
 """The dev stack as the main job applies it: a working copy of the root program under
 ``.arklow/run/``, its stack handled through Pulumi's Automation API.
 
-No tracked file is written. The stack is created (and selected) with
+No tracked file is written, and none needs to be there: when ``pulumi stack rm dev`` (Pulumi's
+advice after ``destroy``) has deleted ``stacks/Pulumi.dev.yaml``, the copy is made from git's
+committed one (:func:`~arklow_pulumi.devservers.clouds.committed_settings`); the run has its
+own state and ``PULUMI_HOME``, so a ``destroy`` or a deleted ``.pulumi`` elsewhere changes nothing
+here. The stack is created (and selected) with
 ``create_or_select_stack``, which, like ``pulumi stack init``, writes an ``encryptionsalt`` line
 into the stack's settings file, and the mid-day join is a ``set_config`` of one path
 (``arklow:topology.pools[i].members[n]``), which the CLI writes into that file node by node.
@@ -28,6 +32,7 @@ from typing import Any
 import yaml
 
 from arklow_pulumi.core.errors import ArklowError
+from arklow_pulumi.devservers.clouds import committed_settings
 
 PULUMI_TIMEOUT_S = 900.0
 
@@ -93,7 +98,9 @@ class DevStack:
         project["runtime"] = {"name": "python", "options": {"virtualenv": sys.prefix}}
         (self.project / "Pulumi.yaml").write_text(yaml.safe_dump(project, sort_keys=False))
         shutil.copy(self.repo / "__main__.py", self.project / "__main__.py")
-        shutil.copyfile(self.repo / "stacks" / f"Pulumi.{self.stack}.yaml", self.config_file)
+        # byte for byte; git's committed copy when `pulumi stack rm` deleted the file
+        text, _note = committed_settings(self.repo, self.stack)
+        self.config_file.write_bytes(text.encode("utf-8"))
         self._stack()
 
     def _stack(self) -> Any:

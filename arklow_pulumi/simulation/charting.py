@@ -14,6 +14,22 @@ from arklow_pulumi.extras import require
 from arklow_pulumi.simulation.figures import RunResult
 
 
+def _same_lines(
+    results: Mapping[str, RunResult], resource: str
+) -> list[tuple[list[str], RunResult]]:
+    """The policies with a line for ``resource``, those whose served, capacity and replicas
+    series are the same grouped (in the order given): a line drawn over an identical one would
+    hide it, so each group is drawn once and named by every policy in it."""
+    groups: dict[tuple[object, ...], tuple[list[str], RunResult]] = {}
+    for name, r in results.items():
+        series = r.series.resources.get(resource)
+        if series is None or series.demand is None or series.capacity is None:
+            continue  # not a resource of this policy, or a run made without detail
+        key = (tuple(series.served or ()), tuple(series.capacity), tuple(series.replicas))
+        groups.setdefault(key, ([], r))[0].append(name)
+    return list(groups.values())
+
+
 def write_chart(results: Mapping[str, RunResult], path: Path) -> None:
     require("charts", "option '--chart'")
     import matplotlib
@@ -28,25 +44,26 @@ def write_chart(results: Mapping[str, RunResult], path: Path) -> None:
     for k, resource in enumerate(resources):
         units, replicas = axes[2 * k, 0], axes[2 * k + 1, 0]
         shown = False
-        for n, (name, r) in enumerate(results.items()):
-            series = r.series.resources.get(resource)
-            if series is None or series.demand is None or series.capacity is None:
-                continue  # not a resource of this policy, or a run made without detail
+        for n, (names, r) in enumerate(_same_lines(results, resource)):
+            series = r.series.resources[resource]
+            assert series.demand is not None and series.capacity is not None
             hours = [t / 3600 for t in r.series.times]
             color = colors[n % len(colors)]
             if not shown:
                 units.plot(hours, series.demand, label="demand", lw=1.2, color="black")
                 shown = True
             figures = r.resources[resource]
+            label = " = ".join(names)  # policies whose lines coincide share one, named by all
             units.plot(
                 hours,
                 series.served,
                 lw=1,
                 color=color,
-                label=f"{name} served ({figures.utilization:.1%} of capacity)",
+                label=f"{label} served ({figures.utilization:.1%} of capacity)",
             )
-            units.plot(hours, series.capacity, lw=1, ls="--", color=color, label=f"{name} capacity")
-            replicas.plot(hours, series.replicas, lw=1, color=color, label=name)
+            capacity = f"{label} capacity"
+            units.plot(hours, series.capacity, lw=1, ls="--", color=color, label=capacity)
+            replicas.plot(hours, series.replicas, lw=1, color=color, label=label)
         units.set_title(
             f"{resource}: demand, served and capacity in pool units (Σ work × cost)", fontsize=9
         )

@@ -1,8 +1,8 @@
 """A GPU pool on one Auto Scaling group, shared by three destinations (topology.yaml, in Python).
 
 ``pulumi up`` checks that the group ``gpu-workers`` exists in us-east-1 with bounds that hold
-[2, 16]: against real AWS, or a local moto server holding it (``arklow dev clouds`` makes the
-groups of a stack's config; the test of this example makes this one).
+[2, 16]: against real AWS, or the local clouds of ``arklow dev clouds`` (run from the repository
+root: they hold the dev stack's groups and every example's, this one with ``MaxSize`` 16).
 """
 
 import pulumi

@@ -1,9 +1,10 @@
 """A CPU pool on a regional MIG with its own autoscaler (topology.yaml, in Python).
 
 ``pulumi up`` checks that ``cpu-workers`` exists in arklow-dev/europe-west1 and that
-``max_replicas`` (20) is not above the autoscaler's ``maxNumReplicas``. Point the GCP binding at
-the project's Compute test server with ``ARKLOW_GCP_COMPUTE_ENDPOINT`` (``arklow dev clouds``)
-or at the real API with application default credentials.
+``max_replicas`` (20) is not above the autoscaler's ``maxNumReplicas``. ``arklow dev clouds``
+(run from the repository root) holds it, with an autoscaler (``dev-clouds.yaml`` beside this
+file), and prints the ``ARKLOW_GCP_COMPUTE_ENDPOINT`` that points the GCP binding at it; against
+the real API, use application default credentials.
 """
 
 import pulumi

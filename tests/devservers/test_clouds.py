@@ -43,6 +43,33 @@ def test_dev_stack_names_an_asg_a_zonal_mig_and_an_autoscaled_mig() -> None:
     }
 
 
+def test_dev_clouds_hold_the_examples_groups_too() -> None:
+    """Every group an example binds to, fitting the example's bounds and the stack's."""
+    from arklow_pulumi.devservers.clouds import example_groups, merge_groups
+
+    stack = stack_groups(*load_stack(REPO, "dev"))
+    groups = merge_groups(stack, *example_groups(REPO))
+    assert groups.asgs == (AsgSpec("gpu-workers", "us-east-1", max_size=16, desired=1),)
+    assert set(groups.migs) == {
+        *stack.migs,
+        MigSpec("cpu-workers", "arklow-dev", None, "europe-west1", 6, autoscaler=(2, 20)),
+    }
+
+
+def test_compute_server_on_a_port_in_use_names_the_port_and_option() -> None:
+    with socket.socket() as taken:
+        taken.bind(("127.0.0.1", 0))
+        taken.listen(1)
+        port = taken.getsockname()[1]
+        result = run(["dev", "compute-server", "--port", str(port)], cwd=REPO)
+    assert result.returncode == 2
+    assert result.stdout == ""
+    assert result.stderr == (
+        f"error: option --port: field 'port': cannot listen on 127.0.0.1:{port}: "
+        "Address already in use\n"
+    )
+
+
 def test_dev_clouds_config_must_name_a_mig_target(tmp_path: Path) -> None:
     (tmp_path / "stacks").mkdir()
     config = yaml.safe_load((REPO / "stacks" / "Pulumi.dev.yaml").read_text())
@@ -84,7 +111,7 @@ def test_groups_are_served_and_sigterm_stops_cleanly() -> None:
         for args, want in (
             (
                 ["--kind", "aws_asg", "--name", "gpu-workers", "--region", "us-east-1"],
-                (1, 0, 10, False),
+                (1, 0, 16, False),  # max: examples/gpu_pool_asg's 16 fits too
             ),
             (
                 ["--kind", "gcp_mig", "--name", "cpu-workers", "--zone", "us-central1-a"],
@@ -93,6 +120,10 @@ def test_groups_are_served_and_sigterm_stops_cleanly() -> None:
             (
                 ["--kind", "gcp_mig", "--name", "video-encoders", "--region", "europe-west1"],
                 (2, 2, 12, True),
+            ),
+            (  # examples/mig_autoscaler's (its dev-clouds.yaml gives it an autoscaler)
+                ["--kind", "gcp_mig", "--name", "cpu-workers", "--region", "europe-west1"],
+                (6, 2, 20, True),
             ),
         ):
             env = {**_path_env(), **running.env}

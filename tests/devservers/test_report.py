@@ -266,7 +266,61 @@ def test_the_page_states_date_version_topology_and_shows_each_chart(
         assert f"<img src='{file}' alt='{title}'>" in page
         assert caption.replace("'", "&#x27;") in page
         assert (tmp_path / "report" / file).read_bytes().startswith(b"\x89PNG\r\n\x1a\n")
-    assert "10:00–12:00 search/batch bursts to 90" in page
+    assert "10:00–12:00 search/batch&#x27;s demand bursts to about 90, above its limit" in page
     assert notes[0] in page
     summary = json.loads((tmp_path / "report" / "summary.json").read_text())
     assert summary["topology_file"] == "stacks/Pulumi.dev.yaml"
+
+
+# -- reading right -------------------------------------------------------------------------------
+
+
+def test_summary_json_figures_are_rounded(recording: Recording, tmp_path: Path) -> None:
+    rec = Recording(TICK_S)
+    rec.layout(0.0, recording.layouts[0][1])
+    lanes = {lane: LaneView(1.1639999999999997, 16 / 3, 0.0, 5.333333) for lane in recording.lanes}
+    rec.add(0.0, Published(1, AT, lanes, {}))
+    write_report(rec, lane_figures(rec), pool_figures(rec), tmp_path, [], SOURCE)
+    text = (tmp_path / "summary.json").read_text()
+    assert "1.1639999999999997" not in text and "5.33333" not in text
+    lane = json.loads(text)["timeline"][0]["lanes"]["search/batch"]
+    assert (lane["demand"], lane["allocation"], lane["admission"]) == (1.164, 5.333, 5.333)
+
+
+def test_demand_above_the_limit_is_drawn_as_reported(recording: Recording) -> None:
+    figure = drawn(charts.lanes_figure(recording))
+    ax = next(a for a in visible_axes(figure) if a.get_title().startswith("search/batch"))
+    lines = {line.get_label(): list(line.get_ydata()) for line in ax.get_lines()}
+    reported = lines["reported demand (above the limit: the lane's own queue)"]
+    assert max(reported) == 9.0  # the fixture reports 6 to 9 against 5 within the limit
+    assert max(lines["demand (≤ the lane's limit)"]) == 5.0
+
+
+def test_a_quota_far_above_its_demand_is_drawn_to_the_demands_scale(
+    recording: Recording,
+) -> None:
+    for views in [recording.pools["llm-quota"]]:
+        for i, v in enumerate(views):
+            if v is not None:
+                views[i] = PoolView(v.resource, 1000.0, 12.0, 0.012, "steady", 0, {})
+    figure = drawn(charts.pools_figure(recording))
+    ax = next(a for a in visible_axes(figure) if a.get_title().startswith("pool llm-quota"))
+    assert ax.get_ylim()[1] < 100  # the demand (12) reads; the capacity (1000) is named
+    assert [t.get_text() for t in ax.texts if t.get_text().startswith("capacity")] == [
+        "capacity 1000, above this scale: the demand never nears it"
+    ]
+
+
+def _luminance(color: str) -> float:
+    from matplotlib.colors import to_rgb
+
+    def channel(c: float) -> float:
+        return c / 12.92 if c <= 0.03928 else ((c + 0.055) / 1.055) ** 2.4
+
+    r, g, b = (channel(c) for c in to_rgb(color))
+    return 0.2126 * r + 0.7152 * g + 0.0722 * b
+
+
+def test_event_labels_read_on_white() -> None:
+    for color in charts.EVENT_COLORS:
+        assert (1.05) / (_luminance(color) + 0.05) >= 4.5, color  # WCAG AA for text

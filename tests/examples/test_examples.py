@@ -1,7 +1,7 @@
 """Every example under examples/ is run: each topology through ``arklow validate`` and
 ``arklow allocate`` (the outcome its comments describe), each Python program under Pulumi mocks
-(it must declare exactly the topology of the YAML beside it), and the ASG program under the real
-engine against a moto server (up, then destroy)."""
+(it must declare exactly the topology of the YAML beside it). Each program under the real engine
+on the local clouds: test_programs_on_local_clouds.py."""
 
 from __future__ import annotations
 
@@ -9,21 +9,15 @@ import asyncio
 import json
 import math
 import runpy
-from pathlib import Path
 from typing import Any
 
 import pulumi
 import pytest
 import yaml
 
-from tests import aws_moto
 from tests.arklow_cli import Result, run
 from tests.e2e.pulumi_cli import (
-    MISSING_ENGINE,
     REPO,
-    Stack,
-    engine_available,
-    write_project,
 )
 from tests.program.mocks import mocked
 
@@ -237,29 +231,6 @@ def declared_by_yaml(example: str) -> dict[str, Any]:
 @pytest.mark.parametrize("example", PROGRAMS)
 def test_program_declares_the_topology_of_its_yaml(example: str) -> None:
     assert declared_by_program(example) == declared_by_yaml(example)
-
-
-@pytest.mark.e2e
-def test_gpu_pool_asg_program_up_and_destroy(tmp_path: Path) -> None:
-    if not engine_available():
-        pytest.fail(MISSING_ENGINE, pytrace=False)
-    server, url = aws_moto.start_server()
-    try:
-        aws_moto.make_asg(aws_moto.autoscaling_client(url), "gpu-workers", 0, 16, 4)
-        source = (EXAMPLES / "gpu_pool_asg" / "__main__.py").read_text()
-        project = write_project(tmp_path / "project", main_source=source, name="gpu-pool-asg")
-        stack = Stack(project, tmp_path, name="example", env=aws_moto.aws_env(url)).init()
-        stack.up()
-        shown = stack.topology()
-        assert sorted(shown["pools"]["shared-gpu"]["members"]) == [
-            "embeddings",
-            "search",
-            "summarize",
-        ]
-        stack.destroy()
-        assert stack.resources() == []
-    finally:
-        server.stop()
 
 
 # -- the traces, through arklow simulate ---------------------------------------------------------

@@ -113,3 +113,21 @@ def test_show_defaults_to_the_sqlite_file_beside_pulumi_yaml(
     assert result.exit_code == 0, result.output
     assert set(json.loads(result.output)["destinations"]) == {"reports", "search", "summarize"}
     close_stores()
+
+
+def test_outside_a_project_it_says_where_to_run_not_to_create_a_store(tmp_path: Path) -> None:
+    """No --store, no $ARKLOW_STORE, no Pulumi.yaml here or above: the default store would be
+    one in this directory, which `store upgrade` would create empty; the line says where to
+    run instead, and nothing is created."""
+    from tests.arklow_cli import run
+
+    result = run(["topology", "show"], cwd=tmp_path)
+    assert result.returncode == 2
+    assert result.stdout == ""
+    assert result.stderr == (
+        f"error: option --store: field 'store': no Pulumi.yaml in {str(tmp_path)!r} or above, "
+        "so no project store: run this in the project's directory, or give --store URL "
+        "(or $ARKLOW_STORE)\n"
+    )
+    assert "store upgrade" not in result.stderr
+    assert list(tmp_path.iterdir()) == []
