@@ -72,7 +72,8 @@ def name_problem(value: str) -> str | None:
 def _first_unnormalized(value: str) -> tuple[str, str]:
     """The first run of characters (a starter and the marks that combine with it, or two such
     runs: U+1100 U+1161 compose into one syllable) that NFC changes, and what NFC makes of it."""
-    starts = sorted({0, len(value), *(i for i, c in enumerate(value) if not unicodedata.combining(c))})
+    starters = (i for i, c in enumerate(value) if not unicodedata.combining(c))
+    starts = sorted({0, len(value), *starters})
     for width in (1, 2):
         for k in range(len(starts) - width):
             run = value[starts[k] : starts[k + width]]

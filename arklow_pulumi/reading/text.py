@@ -24,6 +24,7 @@ from arklow_pulumi.reading.yaml_values import MAX_INT_DIGITS, load_yaml
 
 __all__ = ["MalformedDocument", "no_cyclic_gc", "parse_document", "parse_json"]
 
+
 class MalformedDocument(ValueError):
     """The text is not one well-formed document (message: one line, with the place when known)."""
 

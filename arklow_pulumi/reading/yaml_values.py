@@ -85,11 +85,13 @@ def _pure_parser(text: str) -> Any:
 
 
 def _libyaml_parser() -> Callable[[str], Any] | None:
+    """libyaml's parser, or ``None`` where PyYAML was built without it."""
     try:
-        from yaml.cyaml import CParser
-    except ImportError:  # PyYAML built without libyaml
+        from yaml import cyaml
+    except ImportError:
         return None
-    return CParser  # type: ignore[no-any-return]
+    parser: Callable[[str], Any] | None = getattr(cyaml, "CParser", None)
+    return parser
 
 
 _PARSER: Callable[[str], Any] = _libyaml_parser() or _pure_parser
@@ -99,12 +101,19 @@ def _fail(problem: str, mark: Any) -> ConstructorError:
     return ConstructorError(None, None, problem, mark)
 
 
-def scalar(event: events.ScalarEvent) -> object:
+def _resolve(value: str, implicit: tuple[bool, bool]) -> str:
+    tag: str = _RESOLVER.resolve(ScalarNode, value, implicit)  # type: ignore[no-untyped-call]
+    return tag
+
+
+def scalar(event: Any) -> object:
     """One scalar's value (see the module doc)."""
-    value, tag, mark = event.value, event.tag, event.start_mark
+    value: str = event.value
+    tag: str | None = event.tag
+    mark: Any = event.start_mark
     plain = event.implicit[0] and tag is None
     if tag is None or tag == "!":
-        tag = _RESOLVER.resolve(ScalarNode, value, event.implicit)
+        tag = _resolve(value, event.implicit)
     if tag == _STR:
         if plain and _OCTAL_1_2.fullmatch(value):
             return _surprise(value, mark.line + 1, "text in YAML 1.1 (15 in YAML 1.2: octal)")
@@ -186,7 +195,8 @@ def _document(parser: Any) -> object:
     result: Any = None
     documents = 0
     while True:
-        event = parser.get_event()
+        event: Any = parser.get_event()
+        mark: Any = event.start_mark
         if isinstance(event, events.StreamEndEvent):
             return result
         if isinstance(event, events.DocumentStartEvent):
@@ -194,7 +204,7 @@ def _document(parser: Any) -> object:
             if documents > 1:
                 raise yaml.composer.ComposerError(
                     "expected a single document in the stream", None,
-                    "but found another document", event.start_mark,
+                    "but found another document", mark,
                 )  # fmt: skip
             continue
         if isinstance(event, events.ScalarEvent):
@@ -204,7 +214,7 @@ def _document(parser: Any) -> object:
         elif isinstance(event, events.AliasEvent):
             if event.anchor not in anchors:
                 raise yaml.composer.ComposerError(
-                    None, None, f"found undefined alias {event.anchor!r}", event.start_mark
+                    None, None, f"found undefined alias {event.anchor!r}", mark
                 )
             value = anchors[event.anchor]
         elif isinstance(event, (events.MappingStartEvent, events.SequenceStartEvent)):
@@ -222,7 +232,7 @@ def _document(parser: Any) -> object:
             result = value
 
 
-def _scalar_or_merge(event: events.ScalarEvent, stack: list[_Open]) -> Any:
+def _scalar_or_merge(event: Any, stack: list[_Open]) -> Any:
     top = stack[-1] if stack else None
     if (
         top is not None
@@ -236,7 +246,7 @@ def _scalar_or_merge(event: events.ScalarEvent, stack: list[_Open]) -> Any:
     return scalar(event)
 
 
-def _start(event: events.CollectionStartEvent, stack: list[_Open]) -> _Open:
+def _start(event: Any, stack: list[_Open]) -> _Open:
     if len(stack) >= MAX_DEPTH:
         raise _fail(f"nested too deeply (more than {MAX_DEPTH} levels)", event.start_mark)
     mapping = isinstance(event, events.MappingStartEvent)

@@ -34,7 +34,7 @@ import os
 import re
 import threading
 from collections.abc import Iterator
-from contextlib import contextmanager
+from contextlib import contextmanager, suppress
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -434,10 +434,8 @@ def _private_file(database: Path, url: str, directories: bool) -> None:
         missing = [parent, *(p for p in parent.parents if not p.exists())]
         for directory in sorted(set(missing), key=lambda p: len(p.parts)):
             directory.mkdir(mode=DIRECTORY_MODE, exist_ok=True)
-    try:
+    with suppress(FileExistsError):
         os.close(os.open(database, os.O_WRONLY | os.O_CREAT | os.O_EXCL, FILE_MODE))
-    except FileExistsError:
-        pass
 
 
 def _sqlite_connect(dbapi_connection: Any, _record: Any) -> None:

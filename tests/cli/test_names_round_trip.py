@@ -67,7 +67,16 @@ def _exported_trace(work: Path, document: dict[str, Any]) -> Path:
             controller.tick()
             clock.advance(60)
         output = work / "trace.csv"
-        _run("controller", "export-trace", "--store", url, "--since", "3650d", "--output", str(output))
+        _run(
+            "controller",
+            "export-trace",
+            "--store",
+            url,
+            "--since",
+            "3650d",
+            "--output",
+            str(output),
+        )
     finally:
         close_stores()
     return output

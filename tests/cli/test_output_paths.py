@@ -72,7 +72,9 @@ def test_simulate_refuses_to_write_over_its_inputs(
     topology, trace = inputs
     target = spelling(inputs[victim])
     before = inputs[victim].read_bytes()
-    result = arklow(["simulate", "--topology", str(topology), "--trace", str(trace), option, str(target)])
+    result = arklow(
+        ["simulate", "--topology", str(topology), "--trace", str(trace), option, str(target)]
+    )
     assert result.returncode == 2, result
     assert result.stdout == ""
     assert result.stderr.count("\n") == 1

@@ -45,7 +45,10 @@ def test_a_name_is_one_code_span_in_a_line(name: str) -> None:
     tokens = parser.parse(f"**Change:** lane {code(name, in_table=False)} removed\n")
     inline = [(c.type, c.content) for t in tokens for c in t.children or []]
     assert ("code_inline", name) in inline
-    assert [k for k, _ in inline if k not in ("text", "code_inline")] == ["strong_open", "strong_close"]
+    assert [k for k, _ in inline if k not in ("text", "code_inline")] == [
+        "strong_open",
+        "strong_close",
+    ]
 
 
 @given(names)

@@ -99,7 +99,9 @@ def test_a_document_at_the_limit_is_read(tmp_path: Path) -> None:
 def test_yaml_memory_is_a_small_multiple_of_the_file() -> None:
     """PyYAML's own loader peaks at about 75× the file on this document (its node tree); the
     reader stays under 20× (about 12× measured: the values themselves)."""
-    lanes = [{"name": f"lane-{j}", "limit": 5, "weight": 1.5, "cost": {"gpu": 2}} for j in range(10)]
+    lanes = [
+        {"name": f"lane-{j}", "limit": 5, "weight": 1.5, "cost": {"gpu": 2}} for j in range(10)
+    ]
     destinations = [
         {"name": f"dest-{i}", "resources": ["gpu", "cpu"], "lanes": lanes} for i in range(500)
     ]
