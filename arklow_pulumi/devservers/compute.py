@@ -326,11 +326,7 @@ class ComputeServer:
     ) -> Any:
         with self.lock:
             return _listed(
-                "autoscaler",
-                project,
-                p["scope"],
-                self.world.autoscalers,
-                q,
+                "autoscaler", project, p["scope"], self.world.autoscalers, q,
                 self._render_autoscaler,
             )
 
