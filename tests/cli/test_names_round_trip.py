@@ -2,7 +2,7 @@
 back. Random valid names (:mod:`tests.cli.names_strategy`) go into a topology file, into a real
 SQLite store, through the controller's ticks (demand reported for every lane), out through
 ``arklow controller export-trace``, into ``arklow simulate`` and ``arklow what-if`` (JSON and
-markdown) and into a tokens file; each reads back exactly the names it was given.
+markdown), into a demand file for ``arklow allocate`` and into a tokens file; each reads back exactly the names it was given.
 
 The HTTP API's part runs a real ``arklow controller run`` process (:mod:`tests.controller_process`)
 with a destination-scoped token per destination: demand is posted for every lane, each with its
@@ -140,6 +140,13 @@ def test_valid_names_read_back_from_every_file_the_project_writes(
         changed = {f"{d['name']}/{d['lanes'][0]['name']}" for d in document["destinations"]}
         assert changed | pools <= code <= set(keys) | pools  # the change line; the pools table
         assert markup <= {"strong_open", "strong_close"}  # only the report's own bold words
+
+        demand = _write(work / "demand.yaml", {"lanes": dict.fromkeys(keys, 3)})
+        out = _run("allocate", "--topology", str(topology_path), "--demand", str(demand),
+                   "--format", "json")  # fmt: skip
+        assert {k: v["demand"] for k, v in json.loads(out)["lanes"].items()} == dict.fromkeys(
+            keys, 3
+        )
 
         tokens = [
             {"name": f"t{i}", "scope": f"destination:{d['name']}", "sha256": _digest(f"s{i}")}
