@@ -8,8 +8,6 @@ The store is ``--store``, else ``$ARKLOW_STORE``, else ``.arklow/arklow.db`` bes
 
 from __future__ import annotations
 
-import csv
-import io
 import json
 import sys
 from pathlib import Path
@@ -164,15 +162,19 @@ def export_trace(store_url: str | None, since: str, output: Path | None) -> None
     """Write the demand history as a trace CSV (time,lane,demand), for simulate and what-if."""
     import time
 
-    from arklow_pulumi.simulation.tracing import parse_duration
-    from arklow_pulumi.store.engine import open_store
+    from arklow_pulumi.cli.outputs import check_outputs
+    from arklow_pulumi.simulation.tracing import format_trace, parse_duration
+    from arklow_pulumi.store.engine import WAL_FILES, open_store
     from arklow_pulumi.store.runtime import demand_trace
     from arklow_pulumi.store_location import resolve_store_url
 
     window = parse_duration(since)
     store = open_store(resolve_store_url(store_url), read_only=True)
+    database = store.database_file  # with SQLite's log and shared memory beside it
+    files = [] if database is None else [database, *(Path(f"{database}{s}") for s in WAL_FILES)]
+    check_outputs([("--output", output)], [("--store", f) for f in files])
     rows = demand_trace(store, time.time() - window)
-    text = trace_csv(rows)
+    text = format_trace(rows)
     if output is None:
         click.echo(text, nl=False)
     else:
@@ -255,18 +257,3 @@ def plan_table(document: dict[str, Any]) -> str:
         lines += ["", "SUPPLY ERRORS"]
         lines += [f"{target}: {error}" for target, error in document["supply_errors"].items()]
     return "\n".join(lines)
-
-
-def trace_csv(rows: list[tuple[float, str, float]]) -> str:
-    """The demand trace of docs/trace.md: seconds since the trace's first row, sorted by time."""
-    out = io.StringIO()
-    writer = csv.writer(out, lineterminator="\n")
-    writer.writerow(["time", "lane", "demand"])
-    start = rows[0][0] if rows else 0.0
-    for at, lane, demand in rows:
-        writer.writerow([_num(round(at - start, 3)), lane, _num(demand)])
-    return out.getvalue()
-
-
-def _num(value: float) -> str:
-    return str(int(value)) if float(value).is_integer() else repr(float(value))

@@ -12,6 +12,7 @@ from typing import Any
 
 import click
 
+from arklow_pulumi.cli.outputs import check_outputs
 from arklow_pulumi.cli.rendering import number
 from arklow_pulumi.core.errors import InvalidInput
 from arklow_pulumi.reading.files import load_topology
@@ -273,6 +274,10 @@ def simulate(
     utilization: float | None,
 ) -> None:
     """Replay a demand trace on a simulated clock under several policies, side by side."""
+    check_outputs(
+        [("--chart", chart_path), ("--ticks-csv", ticks_path)],
+        [("--topology", topology_path), ("--trace", trace_path)],
+    )
     chosen = parse_policies(policies)
     topology = load_topology(topology_path)
     trace = read_trace(trace_path, topology.lanes_by_key)

@@ -4,6 +4,7 @@
 from __future__ import annotations
 
 import json
+import re
 from pathlib import Path
 from typing import Any
 
@@ -63,7 +64,20 @@ def _num(x: float | None) -> str:
 
 
 def _cell(text: str) -> str:
+    """Text in a table cell: GitHub's tables split cells on ``|`` even inside a code span."""
     return text.replace("|", "\\|")
+
+
+def code(name: str, in_table: bool = True) -> str:
+    """A name as a markdown code span that nothing in it can leave (CommonMark): fenced by one
+    backtick more than its longest run of backticks, with a space inside each fence when it
+    begins or ends with a backtick (the parser takes one such space off each end), pipes
+    escaped for the tables. Inside a code span nothing is markdown: no emphasis, link, image,
+    HTML or @mention. Outside a table (``in_table=False``) pipes stay as they are."""
+    longest = max((len(run) for run in re.findall(r"`+", name)), default=0)
+    fence = "`" * (longest + 1)
+    pad = " " if name[:1] in ("`", " ") or name[-1:] in ("`", " ") else ""
+    return f"{fence}{pad}{_cell(name) if in_table else name}{pad}{fence}"
 
 
 def whatif_markdown(
@@ -71,7 +85,7 @@ def whatif_markdown(
 ) -> str:
     limits = limits if isinstance(limits, Limits) else Limits(limits)
     flagged = set(result.flagged)
-    out = [_heading(result), "", f"**Change:** {_cell(change)}", ""]
+    out = [_heading(result), "", f"**Change:** {change}", ""]
     if change_at is not None:
         out += [f"**After** switches from the before topology at {change_at:g} s.", ""]
     out.append(
@@ -96,7 +110,7 @@ def whatif_markdown(
             unchanged += 1
             continue
         rows.append(
-            f"| `{_cell(key)}` | {status} | {_pct(d.share_before)} → {_pct(d.share_after)} "
+            f"| {code(key)} | {status} | {_pct(d.share_before)} → {_pct(d.share_after)} "
             f"| {_num(d.held_before)} → {_num(d.held_after)} | {_num(d.demand)} |"
         )
     out += ["", "#### Lanes", ""]
@@ -114,7 +128,7 @@ def whatif_markdown(
     pools = set(result.flagged_pools)
     for name, p in result.pools.items():
         status = " **flagged**" if name in pools else ""
-        out.append(f"| `{_cell(name)}`{status} | {_pool_cells(p)} |")
+        out.append(f"| {code(name)}{status} | {_pool_cells(p)} |")
     status = " **flagged**" if result.flagged_totals else ""
     out.append(f"| all pools{status} | {_pool_cells(result.totals)} |")
     return "\n".join(out)
@@ -274,7 +288,8 @@ def what_if(
     if fmt == "json":
         click.echo(json.dumps(whatif_document(result), indent=2))
     else:
-        click.echo(whatif_markdown(result, describe_change(before, after), limits, change_at))
+        change = describe_change(before, after, lambda name: code(name, in_table=False))
+        click.echo(whatif_markdown(result, change, limits, change_at))
     if fail_on_flag and result.anything_flagged:
         ctx.exit(FLAGGED_EXIT)
 

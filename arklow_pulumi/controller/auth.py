@@ -25,6 +25,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from arklow_pulumi.core.errors import InvalidInput, Problem
+from arklow_pulumi.core.limits import name_problem
 from arklow_pulumi.reading.files import read_document
 
 _HEX64 = re.compile(r"^[0-9a-fA-F]{64}$")
@@ -43,7 +44,8 @@ class Scope:
         if text in ("admin", "read"):
             return cls(text)
         prefix, sep, name = text.partition(":")
-        if prefix == "destination" and sep and name and name.strip() == name and "/" not in name:
+        # the destination name rule of the topology (a name it accepts has a token scope)
+        if prefix == "destination" and sep and name_problem(name) is None and "/" not in name:
             return cls("destination", name)
         return None
 

@@ -128,7 +128,8 @@ def take_leadership(store: Store, observer: TickObserver | None = None) -> SoleE
 
 
 def _lock_file(path: Path, store: Store) -> IO[str]:
-    handle = path.open("a+")
+    # private to its owner, as the database beside it (opened for appending and reading)
+    handle = os.fdopen(os.open(path, os.O_RDWR | os.O_CREAT | os.O_APPEND, 0o600), "a+")
     try:
         fcntl.flock(handle.fileno(), fcntl.LOCK_EX | fcntl.LOCK_NB)
     except BlockingIOError:

@@ -112,7 +112,7 @@ def run(options: RunOptions) -> int:
         _say(shortfall, err=True)
     tokens = TokenSet.load(options.tokens_file) if options.tokens_file else None
     check_listen(options.host, tokens)
-    store = open_store(options.store_url)
+    store = open_store(options.store_url, directories=False)  # a missing directory is named
     metrics = Metrics(interval_s=options.interval_s)
     elector = _elector(store, options.timing, metrics)  # SQLite: a second process stops here
     try:

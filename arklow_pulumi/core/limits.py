@@ -18,12 +18,17 @@ overflow or turn into NaN, and every output stays strict JSON:
 - ``headroom``: a fraction in [0, 100]; a percentage in [0, 100], a tolerance in [0, 1].
 
 Names (destinations, lanes, resources, pools, scale targets, groups, regions, zones, projects,
-members) are 1 to 255 characters, all printable (``str.isprintable``: no control, format,
-separator other than the space, or unassigned characters), the same rule on every store backend.
+members) follow one rule, the same on every path and every store backend
+(:func:`name_problem`): 1 to 255 characters, all printable (``str.isprintable``: no control,
+format, separator other than the space, or unassigned characters), no space at either end, and
+in Unicode NFC (``é`` as one code point, U+00E9, not ``e`` followed by a combining accent,
+U+0065 U+0301: the two look alike and would otherwise be two destinations). Whatever this rule
+accepts reads back unchanged from every file the project writes (traces, tokens files, JSON).
 """
 
 from __future__ import annotations
 
+import unicodedata
 from typing import Literal
 
 MAX_NAME_LENGTH = 255
@@ -41,13 +46,45 @@ DEFAULT_HEADROOM = 0.1
 
 
 def name_problem(value: str) -> str | None:
-    """The name rule: 1 to 255 printable characters."""
-    if 0 < len(value) <= MAX_NAME_LENGTH and value.isprintable():
+    """The name rule: 1 to 255 printable characters, no space at either end, in Unicode NFC."""
+    if (
+        0 < len(value) <= MAX_NAME_LENGTH
+        and value.isprintable()
+        and value[0] != " "
+        and value[-1] != " "
+        and (value.isascii() or unicodedata.is_normalized("NFC", value))
+    ):
         return None
     if not 1 <= len(value) <= MAX_NAME_LENGTH:
         return f"must be 1 to {MAX_NAME_LENGTH} characters long (got {len(value)})"
-    bad = next(c for c in value if not c.isprintable())
-    return f"must contain only printable characters (found U+{ord(bad):04X})"
+    bad = next((c for c in value if not c.isprintable()), None)
+    if bad is not None:
+        return f"must contain only printable characters (found U+{ord(bad):04X})"
+    if value[0] == " " or value[-1] == " ":
+        return f"must not begin or end with a space (got {value!r:.300})"
+    given, composed = _first_unnormalized(value)
+    return (
+        f"must be in Unicode NFC: {given!r} ({_code_points(given)}) looks like {composed!r} "
+        f"({_code_points(composed)}) but is another name; write {composed!r}"
+    )
+
+
+def _first_unnormalized(value: str) -> tuple[str, str]:
+    """The first run of characters (a starter and the marks that combine with it, or two such
+    runs: U+1100 U+1161 compose into one syllable) that NFC changes, and what NFC makes of it."""
+    starters = (i for i, c in enumerate(value) if not unicodedata.combining(c))
+    starts = sorted({0, len(value), *starters})
+    for width in (1, 2):
+        for k in range(len(starts) - width):
+            run = value[starts[k] : starts[k + width]]
+            composed = unicodedata.normalize("NFC", run)
+            if composed != run:
+                return run, composed
+    return value, unicodedata.normalize("NFC", value)
+
+
+def _code_points(text: str) -> str:
+    return " ".join(f"U+{ord(c):04X}" for c in text)
 
 
 def _bound(value: float) -> str:

@@ -14,6 +14,7 @@ from pydantic import BaseModel, ValidationError
 
 from arklow_pulumi.core.errors import InvalidInput, Problem
 from arklow_pulumi.reading.spec import DemandSpec, TopologySpec
+from arklow_pulumi.reading.yaml_values import Yaml11Scalar
 
 _LABELS = {
     "destinations": "destination",
@@ -103,6 +104,12 @@ def _message(err: Mapping[str, Any]) -> str:
     if err.get("type") == "value_error":  # our own checks: their text says what was wrong
         return msg.removeprefix("Value error, ")
     value = err.get("input")
+    if isinstance(value, Yaml11Scalar):  # 1:30, 017, 0o17, yes, on, ... where it is not text
+        want = "true or false" if "bool" in str(err.get("type")) else "the number you mean"
+        return (
+            f"{msg[0].lower()}{msg[1:]} (got {_short(value)} at line {value.line}: "
+            f"{value.reading}; write {want})"
+        )
     if isinstance(value, (str, int, float, bool)) or value is None:
         return f"{msg[0].lower()}{msg[1:]} (got {_short(value)})"
     return f"{msg[0].lower()}{msg[1:]}"
@@ -116,6 +123,7 @@ def _short(value: object, limit: int = 60) -> str:
 
 
 def _kind(value: object) -> str:
-    return {list: "a list", str: "a string", int: "a number", float: "a number"}.get(
-        type(value), type(value).__name__
-    )
+    for kind, name in ((bool, "a boolean"), (list, "a list"), (str, "a string")):
+        if isinstance(value, kind):
+            return name
+    return "a number" if isinstance(value, (int, float)) else type(value).__name__

@@ -139,7 +139,7 @@ class ScaleTargetSpec(_Spec):
     max_replicas: Count
     units_per_replica: UnitsPerReplica
     replicas: Count | None = None
-    override_policies: bool = False
+    override_policies: Annotated[bool, Field(strict=True)] = False
 
 
 class ScalePolicySpec(_Spec):

@@ -2,10 +2,12 @@
 
 One reader per format. A text whose first character is ``{`` or ``[`` and that parses as JSON is
 JSON (``json``: faster, and it reads ``1e3`` as the number JSON says it is); anything else is YAML
-1.1, read by PyYAML's safe loader over libyaml (``CSafeLoader``; the pure-Python ``SafeLoader``
-where libyaml is missing). Both refuse a key given twice in one mapping: PyYAML and ``json`` keep
-the last silently, so a lane listed twice in a demand report would lose one of its values. Every
-failure is one :class:`MalformedDocument` whose message is one line.
+1.1 as PyYAML's safe loader reads it, built from libyaml's events without PyYAML's node tree
+(:mod:`~arklow_pulumi.reading.yaml_values`, which also refuses YAML 1.1's surprising numbers and
+booleans where a number or a boolean is expected). Both refuse a key given twice in one mapping:
+PyYAML and ``json`` keep the last silently, so a lane listed twice in a demand report would lose
+one of its values. Both refuse an integer of more than 4,300 digits. Every failure is one
+:class:`MalformedDocument` whose message is one line.
 """
 
 from __future__ import annotations
@@ -17,93 +19,14 @@ from contextlib import contextmanager
 from typing import Any
 
 import yaml
-from yaml.nodes import MappingNode
+
+from arklow_pulumi.reading.yaml_values import MAX_INT_DIGITS, load_yaml
 
 __all__ = ["MalformedDocument", "no_cyclic_gc", "parse_document", "parse_json"]
-
-_MERGE = "tag:yaml.org,2002:merge"
-_BaseLoader: type[yaml.SafeLoader] = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
 
 
 class MalformedDocument(ValueError):
     """The text is not one well-formed document (message: one line, with the place when known)."""
-
-
-class StrictLoader(_BaseLoader):  # type: ignore[valid-type,misc]
-    """The safe loader (no arbitrary objects) with a key given twice in one mapping refused."""
-
-    def construct_mapping(self, node: MappingNode, deep: bool = False) -> dict[Any, Any]:
-        if not isinstance(node, MappingNode) or any(k.tag == _MERGE for k, _ in node.value):
-            return self._merged_mapping(node, deep)
-        mapping: dict[Any, Any] = {}
-        construct = self.construct_object
-        for key_node, value_node in node.value:
-            key = construct(key_node, deep=deep)
-            try:
-                seen = key in mapping
-            except TypeError:
-                raise yaml.constructor.ConstructorError(
-                    "while constructing a mapping",
-                    node.start_mark,
-                    "found unhashable key",
-                    key_node.start_mark,
-                ) from None
-            if seen:
-                raise self._duplicate(node, key, key_node)
-            mapping[key] = construct(value_node, deep=deep)
-        return mapping
-
-    def _duplicate(
-        self, node: MappingNode, key: object, key_node: yaml.Node
-    ) -> yaml.constructor.ConstructorError:
-        first = next(
-            k for k, _ in node.value if k.tag != _MERGE and self.construct_object(k) == key
-        )
-        return yaml.constructor.ConstructorError(
-            None,
-            None,
-            f"duplicate key {key!r} (first at line {first.start_mark.line + 1})",
-            key_node.start_mark,
-        )
-
-    def _merged_mapping(self, node: MappingNode, deep: bool) -> dict[Any, Any]:
-        """A mapping with merge keys (``<<: *base``): a merged key may be overridden, so only
-        the mapping's own keys are checked, then PyYAML's constructor merges."""
-        seen: set[object] = set()
-        for key_node, _ in node.value if isinstance(node, MappingNode) else ():
-            if key_node.tag == _MERGE:
-                continue
-            key = self.construct_object(key_node, deep=True)
-            if isinstance(key, (str, int, float, bool)) or key is None:
-                if key in seen:
-                    raise self._duplicate(node, key, key_node)
-                seen.add(key)
-        mapping: dict[Any, Any] = super().construct_mapping(node, deep=deep)
-        return mapping
-
-
-# Tags whose values no field of ours can hold, refused where they stand instead of read into
-# something a schema then half-accepts (a !!set read as a list whose order follows the hash seed).
-_REFUSED_TAGS = {
-    "set": "a set (its order is not kept): write a list",
-    "omap": "an ordered map: write a mapping",
-    "pairs": "a list of pairs: write a mapping",
-    "binary": "binary data",
-    "timestamp": "a date or time: quote it if it is a name",
-}
-
-
-def _refusal(tag: str, what: str) -> Any:
-    def refuse(loader: Any, node: yaml.Node) -> Any:
-        raise yaml.constructor.ConstructorError(
-            None, None, f"!!{tag} is not accepted here ({what})", node.start_mark
-        )
-
-    return refuse
-
-
-for _tag, _what in _REFUSED_TAGS.items():
-    StrictLoader.add_constructor(f"tag:yaml.org,2002:{_tag}", _refusal(_tag, _what))
 
 
 class DuplicateKey(ValueError):
@@ -139,7 +62,12 @@ def parse_json(text: str | bytes) -> object:
     ``json.JSONDecodeError`` for text that is not JSON, :class:`DuplicateKey` for a key given
     twice, ``ValueError`` for an integer of over 4,300 digits, ``RecursionError`` when nested too
     deeply."""
-    return json.loads(text, object_pairs_hook=_unique_object)
+    try:
+        return json.loads(text, object_pairs_hook=_unique_object)
+    except (json.JSONDecodeError, DuplicateKey):
+        raise
+    except ValueError:  # Python's own words name sys.set_int_max_str_digits(): not ours to give
+        raise ValueError(f"an integer of more than {MAX_INT_DIGITS:,} digits") from None
 
 
 def parse_document(text: str) -> object:
@@ -162,7 +90,7 @@ def parse_document(text: str) -> object:
 
 def _yaml(text: str) -> object:
     try:
-        return yaml.load(text, Loader=StrictLoader)  # a SafeLoader: no arbitrary objects
+        return load_yaml(text)  # the safe loader's values: no arbitrary objects
     except yaml.YAMLError as exc:
         raise MalformedDocument(_described(exc)) from exc
     except (IndexError, KeyError, AttributeError, TypeError, OverflowError) as exc:

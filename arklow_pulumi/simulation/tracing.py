@@ -7,6 +7,12 @@ UTC) and no row may be more than :data:`MAX_TRACE_SECONDS` after it; one trace u
 ``demand`` is a finite number in [0, 1e12]. Every problem is one
 :class:`~arklow_pulumi.core.errors.InvalidInput` naming the file, the line and the field.
 
+A lane cell that a spreadsheet would take for a formula is written with a ``'`` before it
+(:func:`lane_cell`: a name beginning with ``=``, ``+``, ``-`` or ``@``, after any quotes), and
+the reader takes one ``'`` off such a cell (:func:`lane_from_cell`), so every name the topology
+accepts reads back exactly as it was written (:func:`format_trace` writes what
+``arklow controller export-trace`` prints).
+
 A replay is bounded before it starts (:func:`check_replay`): a tick is a finite number of seconds
 of at least :data:`MIN_TICK_S`, and a run has at most ``max_ticks`` ticks (default
 :data:`MAX_TICKS`; ``--max-ticks`` raises it), so no trace or option can make a run that only
@@ -16,6 +22,7 @@ ends when it is killed.
 from __future__ import annotations
 
 import csv
+import io
 import math
 import re
 from collections.abc import Collection, Iterable, Iterator
@@ -25,6 +32,7 @@ from pathlib import Path
 
 from arklow_pulumi.core.errors import InvalidInput
 from arklow_pulumi.core.limits import MAX_UNITS, units_problem
+from arklow_pulumi.reading.files import MAX_TRACE_BYTES, open_input
 
 HEADER = ("time", "lane", "demand")
 MAX_TRACE_SECONDS = 1e10  # about 317 years after the trace's first row
@@ -32,6 +40,37 @@ MIN_TICK_S = 0.001
 MAX_TICKS = 10_000_000
 _DURATION = re.compile(r"^\s*(\d+(?:\.\d+)?)\s*([smhdw]?)\s*$")
 _UNIT_S = {"": 1.0, "s": 1.0, "m": 60.0, "h": 3600.0, "d": 86400.0, "w": 604800.0}
+# a cell a spreadsheet reads as a formula: =, +, - or @ first, after any quotes
+_FORMULA = re.compile(r"'*[=+\-@]")
+_QUOTED_FORMULA = re.compile(r"'+[=+\-@]")
+
+
+def lane_cell(name: str) -> str:
+    """A lane key as a trace's CSV cell: with a ``'`` before it when a spreadsheet would read
+    it as a formula (``=1+1/x``, ``@SUM(A1)/x``, ``'=x/y``), else as it is."""
+    return f"'{name}" if _FORMULA.match(name) else name
+
+
+def lane_from_cell(cell: str) -> str:
+    """The lane key a trace's cell holds: :func:`lane_cell` undone (one ``'`` taken off a cell
+    of quotes then a formula's first character; any other cell is the key itself)."""
+    return cell[1:] if _QUOTED_FORMULA.match(cell) else cell
+
+
+def format_trace(rows: list[tuple[float, str, float]]) -> str:
+    """A trace's CSV text from (time, lane, demand) rows sorted by time: times in seconds since
+    the first row, names through :func:`lane_cell`."""
+    out = io.StringIO()
+    writer = csv.writer(out, lineterminator="\n")
+    writer.writerow(HEADER)
+    start = rows[0][0] if rows else 0.0
+    for at, lane, demand in rows:
+        writer.writerow([_number(round(at - start, 3)), lane_cell(lane), _number(demand)])
+    return out.getvalue()
+
+
+def _number(value: float) -> str:
+    return str(int(value)) if float(value).is_integer() else repr(float(value))
 
 
 def parse_duration(value: str) -> float:
@@ -77,7 +116,8 @@ class _Rows:
     def row(self, line: int, cells: list[str]) -> tuple[float, str, float]:
         if len(cells) != 3:
             raise self.fail(line, "(row)", f"expected 3 fields time,lane,demand, got {len(cells)}")
-        raw_time, lane, raw_demand = (c.strip() for c in cells)
+        raw_time, cell, raw_demand = (c.strip() for c in cells)
+        lane = lane_from_cell(cell)
         seconds = self.seconds(line, raw_time)
         if seconds < self.last:
             raise self.fail(
@@ -167,6 +207,8 @@ def parse_trace(
                 except ValueError:
                     t = d = math.nan
                 lane = cells[1].strip()
+                if lane[:1] == "'":
+                    lane = lane_from_cell(lane)
                 name = names.get(lane)
                 if name is None and known is None:
                     name = names[lane] = lane
@@ -218,10 +260,15 @@ def check_replay(trace: Trace, tick: float, max_ticks: int = MAX_TICKS) -> int:
 
 
 def read_trace(path: Path, known: Collection[str] | None = None) -> Trace:
-    """Read a trace file (UTF-8 CSV); unreadable files become :class:`InvalidInput`."""
+    """Read a trace file (UTF-8 CSV, a regular file of at most
+    :data:`~arklow_pulumi.reading.files.MAX_TRACE_BYTES`); an unreadable, special or oversized
+    file is :class:`InvalidInput`."""
     source = f"trace {str(path)!r}"
     try:
-        with path.open(encoding="utf-8", newline="") as handle:
+        with (
+            open_input(path, source, MAX_TRACE_BYTES) as raw,
+            io.TextIOWrapper(raw, encoding="utf-8", newline="") as handle,
+        ):
             return parse_trace(handle, source, known)
     except OSError as exc:
         raise InvalidInput.one(source, "(file)", exc.strerror or str(exc)) from exc

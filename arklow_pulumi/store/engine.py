@@ -13,6 +13,13 @@ the database itself keeps from writing (SQLite ``PRAGMA query_only``, PostgreSQL
 ``default_transaction_read_only``), so a read command cannot create, migrate or change anything,
 even by mistake. A refused open names ``arklow store upgrade``.
 
+A SQLite store is private to its owner: the database file is created 0600 before SQLite opens
+it (SQLite creates its ``-wal``, ``-shm`` and ``-journal`` files with the database's own mode),
+and a missing directory above it is created 0700, one level at a time, only by the commands
+that may create a store where none was (``directories=True``, the default: the Pulumi
+providers, ``arklow store upgrade``, ``arklow dev run``). ``arklow controller run`` passes
+``directories=False``: a missing directory is refused, named, and nothing is created.
+
 Every message shows the URL with its password hidden, and a database driver's own message is
 scrubbed of it too (:mod:`arklow_pulumi.redaction`): :class:`StoreError` scrubs whatever it is
 given, and flattens it to one line.
@@ -23,10 +30,11 @@ provider keeps only the URL.
 
 from __future__ import annotations
 
+import os
 import re
 import threading
 from collections.abc import Iterator
-from contextlib import contextmanager
+from contextlib import contextmanager, suppress
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -50,6 +58,7 @@ from arklow_pulumi.store_location import (
 __all__ = [
     "DEFAULT_RELATIVE",
     "ENV_VAR",
+    "WAL_FILES",
     "Store",
     "StoreError",
     "default_store_url",
@@ -66,6 +75,10 @@ WRITE_LOCK = 0x61726B6C6F77
 MIGRATION_LOCK = WRITE_LOCK + 1
 _READONLY = "arklow_readonly"
 UPGRADE_HINT = "run `arklow store upgrade --store URL`"
+# The files SQLite keeps beside a database file, by the suffix of their names.
+WAL_FILES = ("-wal", "-shm", "-journal")
+FILE_MODE = 0o600
+DIRECTORY_MODE = 0o700
 
 
 class StoreError(ArklowError):
@@ -107,13 +120,16 @@ _CURRENT: set[str] = set()
 _LOCK = threading.Lock()
 
 
-def open_store(url: str, *, create: bool = True, read_only: bool = False) -> Store:
+def open_store(
+    url: str, *, create: bool = True, read_only: bool = False, directories: bool = True
+) -> Store:
     """The process's store for ``url``.
 
     ``create=True`` (the default, for writers): a missing store is created and an old schema
     migrated on first use. ``create=False``: the store must exist at the current schema, or a
     :class:`StoreError` names ``arklow store upgrade``. ``read_only=True`` implies
-    ``create=False`` and opens connections that cannot write.
+    ``create=False`` and opens connections that cannot write. ``directories=False``: a SQLite
+    file whose directory is missing is refused, naming the directory, instead of creating it.
     """
     url = _NORMALIZED.get(url) or _normalize_once(url)
     create = create and not read_only
@@ -125,7 +141,8 @@ def open_store(url: str, *, create: bool = True, read_only: bool = False) -> Sto
             if store is None:
                 if not create:
                     _require_file(url)
-                store = Store(url=url, engine=_create_engine(url, read_only), read_only=read_only)
+                engine = _create_engine(url, read_only, directories)
+                store = Store(url=url, engine=engine, read_only=read_only)
                 _STORES[key] = store
             if url not in _CURRENT:
                 if create:
@@ -376,7 +393,7 @@ def migrate(store: Store) -> None:
 IDLE_IN_TRANSACTION_MS = 10_000
 
 
-def _create_engine(url: str, read_only: bool) -> Engine:
+def _create_engine(url: str, read_only: bool, directories: bool = True) -> Engine:
     parsed = make_url(url)
     try:
         if parsed.get_backend_name() == "postgresql":
@@ -394,15 +411,31 @@ def _create_engine(url: str, read_only: bool) -> Engine:
                 max_overflow=5,
                 connect_args={"options": settings},
             )
-        database = parsed.database or ""
         if not read_only:
-            Path(database).parent.mkdir(parents=True, exist_ok=True)
+            _private_file(Path(parsed.database or ""), url, directories)
         engine = create_engine(url, connect_args={"timeout": 60, "check_same_thread": False})
     except (OSError, ArgumentError, ImportError) as exc:
         raise StoreError(f"cannot open store {redact(url)}: {driver_message(exc)}") from exc
     event.listen(engine, "connect", _sqlite_read_only if read_only else _sqlite_connect)
     event.listen(engine, "begin", _sqlite_begin_read if read_only else _sqlite_begin)
     return engine
+
+
+def _private_file(database: Path, url: str, directories: bool) -> None:
+    """The database file, created 0600 if missing (an empty file is an empty database), in a
+    directory that exists or, with ``directories``, is created 0700 level by level."""
+    parent = database.parent
+    if not parent.is_dir():
+        if not directories:
+            raise StoreError(
+                f"store {redact(url)}: field 'path': the directory {str(parent)!r} does not "
+                f"exist; create it (or {UPGRADE_HINT}, which creates it) and start again"
+            )
+        missing = [parent, *(p for p in parent.parents if not p.exists())]
+        for directory in sorted(set(missing), key=lambda p: len(p.parts)):
+            directory.mkdir(mode=DIRECTORY_MODE, exist_ok=True)
+    with suppress(FileExistsError):
+        os.close(os.open(database, os.O_WRONLY | os.O_CREAT | os.O_EXCL, FILE_MODE))
 
 
 def _sqlite_connect(dbapi_connection: Any, _record: Any) -> None:

@@ -13,7 +13,7 @@ import pytest
 
 from arklow_pulumi.core.allocating import allocate
 from arklow_pulumi.core.errors import InvalidInput
-from arklow_pulumi.core.limits import MAX_COUNT, MAX_NAME_LENGTH, MAX_UNITS
+from arklow_pulumi.core.limits import MAX_COUNT, MAX_NAME_LENGTH, MAX_UNITS, name_problem
 from arklow_pulumi.core.rules import add_destination, add_pool
 from arklow_pulumi.core.topology import Destination, GroupRef, Lane, Pool, ScaleTarget, Topology
 from arklow_pulumi.reading.parsing import parse_demand, parse_topology
@@ -68,6 +68,12 @@ REFUSED = [
     ("group name of 256 characters", doc(target={"group": "g" * 256}), "scale target 't'", "group"),
     ("region with a newline", doc(target={"region": "us-east-1\n"}), "scale target 't'", "region"),
     ("member name of 256 characters", doc(pool={"members": ["m" * 256]}), "pool 'p'", "members"),
+    ("destination name ending in a space", doc(dest={"name": "d "}), "destination", "name"),
+    ("lane name beginning with a space", doc(lane={"name": " l"}), "lane", "name"),
+    ("pool name of one space", doc(pool={"name": " "}), "pool", "name"),
+    ("destination name in NFD", doc(dest={"name": "cafe\u0301"}), "destination", "name"),
+    ("resource with a compatibility look-alike", doc(pool={"resource": "\u212b"}), "pool 'p'", "resource"),
+    ("target group in NFD", doc(target={"group": "gro\u0308up"}), "scale target 't'", "group"),
     ("standalone pool name over 255", doc(dest={"name": "d" * 200, "resources": ["r" * 60], "lanes": []}, pool={"members": []}), "destination", "resources"),
 ]  # fmt: skip
 
@@ -121,6 +127,29 @@ def test_names_of_255_printable_characters_are_accepted() -> None:
         )
     )
     assert f"{name}/{name}" in allocate(topo, {}).lanes
+
+
+def test_a_look_alike_name_is_refused_naming_both_forms() -> None:
+    """NFC ``é`` and NFD ``e\u0301`` look the same: the second is refused, both shown."""
+    document = {
+        "destinations": [
+            {"name": "caf\u00e9", "resources": [], "lanes": []},
+            {"name": "cafe\u0301", "resources": [], "lanes": []},
+        ]
+    }
+    with pytest.raises(InvalidInput) as info:
+        build_topology(parse_topology(document))
+    assert str(info.value) == (
+        "destination 'cafe\u0301': field 'name': must be in Unicode NFC: 'e\u0301' (U+0065 U+0301) looks "
+        "like '\u00e9' (U+00E9) but is another name; write '\u00e9'"
+    )
+    with pytest.raises(InvalidInput, match="must be in Unicode NFC"):
+        add_destination(Topology(), Destination("cafe\u0301", (), ()))  # built in code: same rule
+
+
+@pytest.mark.parametrize("name", ["a b", "x", "é", "\u0301a", "'=x", "=1+1", "a`b", "\u00c5"])
+def test_names_the_rule_accepts(name: str) -> None:
+    assert name_problem(name) is None
 
 
 @pytest.mark.parametrize(

@@ -124,7 +124,7 @@ def test_lane_only_after_the_change_is_new(tmp_path: Path) -> None:
     assert md.returncode == 0
     line = next(row for row in md.stdout.splitlines() if "fresh/f" in row)
     assert "| new |" in line
-    assert "new destination fresh" in md.stdout
+    assert "new destination `fresh`" in md.stdout
 
 
 def test_markdown_lists_flagged_lanes_first_and_the_change(tmp_path: Path) -> None:
@@ -132,7 +132,7 @@ def test_markdown_lists_flagged_lanes_first_and_the_change(tmp_path: Path) -> No
     assert proc.returncode == 0
     out = proc.stdout
     assert out.startswith("### Arklow what-if: 2 lanes flagged")
-    assert "quiet moved from pool quiet/cpu to busy for cpu" in out
+    assert "`quiet` moved from pool `quiet/cpu` to `busy` for `cpu`" in out
     rows = [row for row in out.splitlines() if row.startswith("| `")]
     assert "quiet/q" in rows[0] and "**flagged**" in rows[0]
     assert "0.00% → 37.50%" in rows[0]

@@ -66,7 +66,7 @@ def test_markdown_lists_flagged_lanes_first_and_says_what_changed(project: Path)
     assert proc.returncode == 3, proc.stderr
     text = proc.stdout
     assert text.startswith("### Arklow what-if: 2 lanes flagged")
-    assert "quiet moved from pool quiet/cpu to busy for cpu" in text
+    assert "`quiet` moved from pool `quiet/cpu` to `busy` for `cpu`" in text
     assert text.index("`quiet/q` | **flagged** | 0.00% → 37.50%") < text.index("#### Pools")
     assert "| `busy` | 4.0 → 4.0 | 2 → 2 |" in text
 
