@@ -34,6 +34,7 @@ from arklow_pulumi.core.errors import InvalidInput
 from arklow_pulumi.core.topology import ScaleTarget
 from arklow_pulumi.simulation.figures import pool_units
 from arklow_pulumi.simulation.stepping import UnitRun
+from arklow_pulumi.simulation.tracing import lane_cell
 
 HEADER = (
     "policy,time,kind,name,resource,capacity,demand,served,held,admitted,replicas,pending,desired,"
@@ -50,8 +51,10 @@ def text(x: float) -> str:
 
 
 def _quoted(name: str) -> str:
+    """A name as its cell: neutralised where a spreadsheet would read a formula (as a trace's
+    lane cells, :func:`~arklow_pulumi.simulation.tracing.lane_cell`), quoted as CSV quotes."""
     out = io.StringIO()
-    csv.writer(out, lineterminator="").writerow([name])
+    csv.writer(out, lineterminator="").writerow([lane_cell(name)])
     return out.getvalue()
 
 
