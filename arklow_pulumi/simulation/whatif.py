@@ -25,7 +25,7 @@ from dataclasses import dataclass
 from typing import TypeVar
 
 from arklow_pulumi.core.topology import Topology
-from arklow_pulumi.simulation.figures import LaneFigures, PoolFigures, RunResult
+from arklow_pulumi.simulation.figures import LaneFigures, PoolFigures
 from arklow_pulumi.simulation.policies import FAIR
 from arklow_pulumi.simulation.simulating import Scenario, run
 from arklow_pulumi.simulation.tracing import MAX_TICKS, Trace
@@ -146,7 +146,7 @@ def what_if(
         name: _pool_delta(old_pools.get(name), new_pools.get(name))
         for name in dict.fromkeys([*old_pools, *new_pools])
     }
-    totals = PoolDelta(old.replica_hours, new.replica_hours, _peak(old), _peak(new))
+    totals = PoolDelta(old.replica_hours, new.replica_hours, old.peak_replicas, new.peak_replicas)
     return WhatIf(
         lanes=lanes,
         pools=pools,
@@ -162,11 +162,6 @@ def what_if(
 def _on(figures: Mapping[str, F], names: Collection[str]) -> dict[str, F]:
     """The figures of the names a topology has, in the figures' order."""
     return {name: f for name, f in figures.items() if name in names}
-
-
-def _peak(r: RunResult) -> int:
-    """The highest Σ in-service replicas over all pools at one tick."""
-    return int(max(r.series.replicas, default=0.0))
 
 
 def _pool_delta(a: PoolFigures | None, b: PoolFigures | None) -> PoolDelta:
