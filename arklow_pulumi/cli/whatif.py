@@ -217,6 +217,7 @@ def what_if(
     launch_delay: float,
     jobs: int | None,
     max_ticks: int,
+    max_memory: int,
 ) -> None:
     """Replay a trace on the topology before and after a change; flag lanes it would starve.
 
@@ -259,6 +260,7 @@ def what_if(
         jobs=jobs,
         max_ticks=max_ticks,
         change_at=change_at,
+        max_memory=max_memory,
     )
     if fmt == "json":
         click.echo(json.dumps(whatif_document(result), indent=2))

@@ -42,6 +42,8 @@ if TYPE_CHECKING:  # array is subscriptable at runtime only from Python 3.12
 # Points per series column: every tick of a week at 60 s ticks (10,081) would not fit, every tick
 # of the example traces at 30 s (5,761) does; a chart 990 pixels wide draws fewer.
 CHART_POINTS = 8192
+# Buckets up to this many ticks are folded column-wise (fewer Python steps than one per bucket).
+STRIDED = 10
 # Ticks per chunk (rounded up to whole buckets): about 4,096 × the shards' columns × 8 bytes each.
 CHUNK_TICKS = 4096
 
@@ -54,6 +56,29 @@ def bucket_ticks(ticks: int, points: int = CHART_POINTS) -> int:
 def chunk_ticks(bucket: int, chunk: int = CHUNK_TICKS) -> int:
     """Ticks per chunk: a whole number of buckets, at least ``chunk`` ticks (or one bucket)."""
     return bucket * max(1, math.ceil(chunk / bucket))
+
+
+def bucketed(column: Sequence[float], bucket: int) -> tuple[list[float], list[float]]:
+    """Each bucket's mean and highest value: ``column`` cut into runs of ``bucket`` values (the
+    last may be shorter). A sum is added from the bucket's first value on, as ``sum`` adds, and
+    the highest is the first of the highest, as ``max`` picks."""
+    full = len(column) // bucket * bucket
+    if bucket <= STRIDED:  # add and compare the buckets' i-th values, all buckets at once
+        sums = highs = list(column[0:full:bucket])
+        for i in range(1, bucket):
+            values = column[i:full:bucket]
+            sums = list(map(add, sums, values))
+            highs = [x if x >= y else y for x, y in zip(highs, values, strict=True)]
+    else:  # one slice a bucket
+        parts = [column[j : j + bucket] for j in range(0, full, bucket)]
+        sums = list(map(sum, parts))
+        highs = list(map(max, parts))
+    means = [x / bucket for x in sums]
+    if full < len(column):
+        rest = column[full:]
+        means.append(sum(rest) / len(rest))
+        highs.append(max(rest))
+    return means, highs
 
 
 @dataclass(frozen=True, slots=True)
@@ -124,8 +149,9 @@ class Folding:
             top = max(in_service)
             if top > self.peaks[name]:
                 self.peaks[name] = top
-            self.full[name] += sum(1 for x in below_max if x < 0.5)
-            self.constrained[name] += sum(1 for x in constrained if x > 0.5)
+            # whole counts (sums of 0s and 1s, exact): none below max, or any constrained
+            self.full[name] += below_max.count(0.0)
+            self.constrained[name] += ticks - constrained.count(0.0)
         self._points(ticks, columns)
         self.seen += ticks
 
@@ -156,10 +182,9 @@ class Folding:
             return
         self.times.extend([(start + j) * tick for j in range(0, ticks, bucket)])
         for point, high, column in zip(self.points, self.highs, columns, strict=True):
-            for j in range(0, ticks, bucket):
-                part = column[j : j + bucket]
-                point.append(sum(part) / len(part))
-                high.append(max(part))
+            means, highest = bucketed(column, bucket)
+            point.extend(means)
+            high.extend(highest)
 
     def folded(self) -> Folded:
         tallies = {

@@ -46,11 +46,13 @@ def simulate(
     admission: bool = True,
     recorder: Recorder | None = None,
     detail: bool = False,
+    max_memory: int | None = None,
 ) -> dict[str, RunResult]:
     """Each policy's figures, keyed by policy in the order given; ``jobs`` caps the worker
     processes (default: the usable cores; the figures do not depend on it); ``recorder`` sees
     every tick (the run is then stepped in this process); ``detail`` keeps each resource's
-    served units per tick (charts)."""
+    served units per tick (charts); a run estimated to need more than ``max_memory`` bytes is
+    refused before it starts (:mod:`.budgeting`)."""
     check_replay(trace, tick, max_ticks)
     peaks: dict[Topology, Mapping[str, float]] = {}
 
@@ -71,4 +73,5 @@ def simulate(
         admission=admission,
         recorder=recorder,
         detail=detail,
+        max_memory=max_memory,
     )

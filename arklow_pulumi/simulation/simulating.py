@@ -40,6 +40,7 @@ from typing import TYPE_CHECKING, Any, Protocol
 from arklow_pulumi.core.topology import Topology
 from arklow_pulumi.simulation.aggregating import CHUNK_TICKS, Folding, bucket_ticks, chunk_ticks
 from arklow_pulumi.simulation.batching import Batch, batches
+from arklow_pulumi.simulation.budgeting import Needs, needs, refuse_over
 from arklow_pulumi.simulation.figures import (
     LaneFigures,
     PoolFigures,
@@ -119,6 +120,7 @@ def run(
     admission: bool = True,
     recorder: Recorder | None = None,
     detail: bool = False,
+    max_memory: int | None = None,
 ) -> dict[str, RunResult]:
     """Simulate each named scenario (a topology and its rule, or a :class:`Scenario`) over the
     trace, at once.
@@ -130,7 +132,8 @@ def run(
     ``max_ticks`` ticks is refused before anything is built (:func:`~.tracing.check_replay`).
     ``admission=False`` skips the admission fillings (each lane's admission is then its
     allocation). ``detail`` keeps each resource's served pool units per tick in the series (for
-    charts: it costs a sum over the lanes at every renewal).
+    charts: it costs a sum over the lanes at every renewal). A run whose estimated memory
+    (:mod:`.budgeting`) is over ``max_memory`` bytes is refused before it starts.
     """
     check_replay(trace, tick, max_ticks)
     ticks = trace.tick_count(tick)
@@ -143,9 +146,11 @@ def run(
     order = {name: i for i, name in enumerate(plan.resources)}
     for sh in shards:
         sh.lay_out(order, COUNTS + (UNITS if detail else 0))
+    bucket = bucket_ticks(ticks)
+    if max_memory is not None:
+        refuse_over(max_memory, _needs(plan, shards, ticks, bucket, len(trace.times), recorder))
     if recorder is not None:
         recorder.place(names, {name: [r for r, _cut in plan.members[name]] for name in names})
-    bucket = bucket_ticks(ticks)
     folds = [
         Folding(s, shards, plan.used[name], tick=tick, bucket=bucket, detail=detail)
         for s, name in enumerate(names)
@@ -173,6 +178,31 @@ def run(
         name: result(plan.members[name], s, hours, tick, folds[s].folded())
         for s, name in enumerate(names)
     }
+
+
+def _needs(
+    plan: _Plan,
+    shards: Sequence[Shard],
+    ticks: int,
+    bucket: int,
+    rows: int,
+    recorder: Recorder | None,
+) -> Needs:
+    """The run's estimated memory: its unit runs, series and outputs (:mod:`.budgeting`)."""
+    recorded = 0
+    if recorder is not None:  # a row a tick per pool, target and lane of every scenario
+        members = [r.unit for entries in plan.members.values() for r, _cut in entries]
+        recorded = sum(len(u.pool_names) + len(u.targets) + len(u.lane_keys) for u in members)
+    return needs(
+        [r for sh in shards for r in sh.runs],
+        shards,
+        [len(used) for used in plan.used.values()],
+        ticks=ticks,
+        rows=rows,
+        bucket=bucket,
+        detail=bool(plan.options["detail"]),
+        recorded_rows=recorded,
+    )
 
 
 def _merged(fold: Sink) -> Callable[[list[Any]], None]:

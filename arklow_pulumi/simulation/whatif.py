@@ -119,11 +119,14 @@ def what_if(
     jobs: int | None = None,
     max_ticks: int = MAX_TICKS,
     change_at: float | None = None,
+    max_memory: int | None = None,
 ) -> WhatIf:
     limits = threshold if isinstance(threshold, Limits) else Limits(threshold)
     changed = Scenario(after) if change_at is None else Scenario(before, then=after, at=change_at)
     sides = {"before": Scenario(before, FAIR), "after": changed}
-    results = run(sides, trace, tick, launch_delay, jobs=jobs, max_ticks=max_ticks)
+    results = run(
+        sides, trace, tick, launch_delay, jobs=jobs, max_ticks=max_ticks, max_memory=max_memory
+    )
     old, new = results["before"], results["after"]
     old_lanes = _on(old.lanes, before.lanes_by_key)
     new_lanes = _on(new.lanes, after.lanes_by_key)
