@@ -48,14 +48,14 @@ STRIDED = 10
 CHUNK_TICKS = 4096
 
 
-def bucket_ticks(ticks: int, points: int = CHART_POINTS) -> int:
-    """Consecutive ticks per point of a run of ``ticks`` ticks: 1 up to ``points`` ticks."""
-    return max(1, math.ceil(ticks / points))
+def bucket_ticks(ticks: int) -> int:
+    """Consecutive ticks per point of a run of ``ticks`` ticks: 1 up to :data:`CHART_POINTS`."""
+    return max(1, math.ceil(ticks / CHART_POINTS))
 
 
-def chunk_ticks(bucket: int, chunk: int = CHUNK_TICKS) -> int:
-    """Ticks per chunk: a whole number of buckets, at least ``chunk`` ticks (or one bucket)."""
-    return bucket * max(1, math.ceil(chunk / bucket))
+def chunk_ticks(bucket: int) -> int:
+    """Ticks per chunk: a whole number of buckets, at least :data:`CHUNK_TICKS` (or one)."""
+    return bucket * max(1, math.ceil(CHUNK_TICKS / bucket))
 
 
 def bucketed(column: Sequence[float], bucket: int) -> tuple[list[float], list[float]]:
