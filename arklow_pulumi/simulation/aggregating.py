@@ -120,12 +120,12 @@ class Folding:
         self.used = list(used)
         # per shard counting this scenario: its index, its columns per tick, and the first
         # column of each of its resources this scenario uses
-        self.parts = [
-            (sh.index, sh.width, [(TOTALS + self.width * i, name) for i, name in blocks])
-            for sh in shards
-            if scenario in sh.scenarios
-            for blocks in [[(i, n) for i, n in enumerate(sh.resources) if n in used]]
-        ]
+        self.parts: list[tuple[int, int, list[tuple[int, str]]]] = []
+        for sh in shards:
+            if scenario in sh.scenarios:
+                first = {name: TOTALS + self.width * i for i, name in enumerate(sh.resources)}
+                blocks = [(c, name) for name, c in first.items() if name in used]
+                self.parts.append((sh.index, sh.width, blocks))
         self.seen = 0  # ticks folded so far
         self.peak = 0.0
         self.peaks = dict.fromkeys(self.used, 0.0)
