@@ -75,19 +75,19 @@ LAYOUT: dict[str, int] = {}  # the last run's shard and worker counts
 
 def _record_layout() -> None:
     """Keep the shard and worker counts of each ``simulating.run`` in :data:`LAYOUT`."""
-    real_shard, real_map = simulating.shard, simulating.map_forked
+    real_shard, real_map = simulating.shard, simulating.stream_forked
 
     def shard(batches: Any, ties: Any = ()) -> Any:
         out = real_shard(batches, ties)
         LAYOUT.update(shards=len(out), workers=1)
         return out
 
-    def map_forked(task: Any, count: int) -> Any:
+    def stream_forked(task: Any, count: int, consume: Any) -> Any:
         LAYOUT["workers"] = count
-        return real_map(task, count)
+        return real_map(task, count, consume)
 
     simulating.shard = shard  # type: ignore[assignment]
-    simulating.map_forked = map_forked  # type: ignore[assignment]
+    simulating.stream_forked = stream_forked  # type: ignore[assignment]
 
 
 def _cpu() -> float:

@@ -16,6 +16,7 @@ from arklow_pulumi.cli.outputs import check_outputs
 from arklow_pulumi.cli.rendering import number
 from arklow_pulumi.core.errors import InvalidInput
 from arklow_pulumi.reading.files import load_topology
+from arklow_pulumi.simulation.budgeting import DEFAULT_BUDGET, parse_size, size_text
 from arklow_pulumi.simulation.figures import PoolFigures, RunResult
 from arklow_pulumi.simulation.policies import POLICIES
 from arklow_pulumi.simulation.recording import TickRecorder
@@ -76,6 +77,21 @@ class Number(click.ParamType[float]):
         return number
 
 
+class Size(click.ParamType[int]):
+    """A memory size such as ``512M`` or ``4G`` in bytes (:func:`.budgeting.parse_size`); a bad
+    value is one line naming the option (exit 2)."""
+
+    name = "size"
+
+    def __init__(self, option: str) -> None:
+        self.option = option
+
+    def convert(self, value: Any, param: click.Parameter | None, ctx: click.Context | None) -> Any:
+        if isinstance(value, int) and not isinstance(value, bool):
+            return value
+        return parse_size(str(value), self.option)
+
+
 JOBS_HELP = (
     "Worker processes (default: the usable cores; 1 = in this process). The results are the "
     "same for any value."
@@ -85,7 +101,7 @@ THRESHOLD = Number("--threshold", 0.0)
 
 def replay_options(command: Callable[..., Any]) -> Callable[..., Any]:
     """The options every replay takes (``simulate``, ``what-if``): ``--tick``, ``--max-ticks``,
-    ``--launch-delay``, ``--jobs`` and ``--autoscaler-utilization``."""
+    ``--max-memory``, ``--launch-delay``, ``--jobs`` and ``--autoscaler-utilization``."""
     options = (
         click.option(
             "--tick",
@@ -99,6 +115,14 @@ def replay_options(command: Callable[..., Any]) -> Callable[..., Any]:
             default=MAX_TICKS,
             show_default=True,
             help="Refuse a run of more ticks than this (a guard against a run that never ends).",
+        ),
+        click.option(
+            "--max-memory",
+            type=Size("--max-memory"),
+            default=DEFAULT_BUDGET,
+            show_default=size_text(DEFAULT_BUDGET),
+            help="Refuse, before it starts, a run estimated to need more memory than this "
+            "(binary multiples: 512M, 4G).",
         ),
         click.option(
             "--launch-delay",
@@ -272,6 +296,7 @@ def simulate(
     jobs: int | None,
     max_ticks: int,
     utilization: float | None,
+    max_memory: int,
 ) -> None:
     """Replay a demand trace on a simulated clock under several policies, side by side."""
     check_outputs(
@@ -285,6 +310,7 @@ def simulate(
         "max_ticks": max_ticks,
         "detail": chart_path is not None,
         "utilization": utilization,
+        "max_memory": max_memory,
     }
     if ticks_path is None:
         results = run_simulation(topology, trace, chosen, tick, launch_delay, jobs=jobs, **options)

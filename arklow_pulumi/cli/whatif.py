@@ -240,6 +240,7 @@ def what_if(
     max_ticks: int,
     utilization: float | None,
     policy: str,
+    max_memory: int,
 ) -> None:
     """Replay a trace on the topology before and after a change; flag lanes it would starve.
 
@@ -284,6 +285,7 @@ def what_if(
         change_at=change_at,
         policy=policy,
         utilization=utilization,
+        max_memory=max_memory,
     )
     if fmt == "json":
         click.echo(json.dumps(whatif_document(result), indent=2))

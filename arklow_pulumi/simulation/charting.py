@@ -2,7 +2,11 @@
 (Σ e × cost over the lanes drawing from the resource's pools: a lane costing 10 llm units per
 unit of work counts 10 there), each policy's served and capacity beside the demand (the same in
 every policy), and each policy's in-service replicas of that resource's pools. matplotlib is
-imported on first use (Agg backend, no display)."""
+imported on first use (Agg backend, no display).
+
+A replay of more ticks than the series hold points (:data:`.aggregating.CHART_POINTS`) is drawn
+from buckets of consecutive ticks: each line is the buckets' means, and the demand and the
+replicas have a light band up to each bucket's highest tick, so a short peak stays visible."""
 
 from __future__ import annotations
 
@@ -30,6 +34,17 @@ def _same_lines(
     return list(groups.values())
 
 
+def _x_label(results: Mapping[str, RunResult]) -> str:
+    buckets = {r.series.bucket for r in results.values()}
+    bucket = max(buckets, default=1)
+    if bucket == 1:
+        return "hours since the trace's start"
+    return (
+        f"hours since the trace's start (each point the mean of {bucket:,} ticks; "
+        "the bands reach each bucket's highest)"
+    )
+
+
 def write_chart(results: Mapping[str, RunResult], path: Path) -> None:
     require("charts", "option '--chart'")
     import matplotlib
@@ -49,8 +64,13 @@ def write_chart(results: Mapping[str, RunResult], path: Path) -> None:
             assert series.demand is not None and series.capacity is not None
             hours = [t / 3600 for t in r.series.times]
             color = colors[n % len(colors)]
+            highs = r.series.highs.resources[resource] if r.series.highs is not None else None
             if not shown:
                 units.plot(hours, series.demand, label="demand", lw=1.2, color="black")
+                if highs is not None and highs.demand is not None:
+                    units.fill_between(
+                        hours, series.demand, highs.demand, color="black", alpha=0.12, lw=0
+                    )
                 shown = True
             figures = r.resources[resource]
             label = " = ".join(names)  # policies whose lines coincide share one, named by all
@@ -64,6 +84,10 @@ def write_chart(results: Mapping[str, RunResult], path: Path) -> None:
             capacity = f"{label} capacity"
             units.plot(hours, series.capacity, lw=1, ls="--", color=color, label=capacity)
             replicas.plot(hours, series.replicas, lw=1, color=color, label=label)
+            if highs is not None:
+                replicas.fill_between(
+                    hours, series.replicas, highs.replicas, color=color, alpha=0.15, lw=0
+                )
         units.set_title(
             f"{resource}: demand, served and capacity in pool units (Σ work × cost)", fontsize=9
         )
@@ -72,7 +96,7 @@ def write_chart(results: Mapping[str, RunResult], path: Path) -> None:
         replicas.set_title(f"{resource}: in-service replicas", fontsize=9)
         replicas.set_ylabel("replicas")
         replicas.legend(fontsize=6, loc="upper right", ncol=2)
-    axes[rows - 1, 0].set_xlabel("hours since the trace's start")
+    axes[rows - 1, 0].set_xlabel(_x_label(results))
     fig.tight_layout()
     try:
         fig.savefig(path, format="png", dpi=90)

@@ -13,17 +13,24 @@ are in *pool units* (a lane's work × its cost in that resource), also per hour 
   (every tick for a pool without targets: it cannot grow) and the ticks it was constrained;
 - a resource's figures are its pools' summed, except the peak (the highest Σ in-service
   replicas of its pools at one tick), the time at max (ticks when every pool of it was at its
-  max) and the constrained ticks (ticks when any pool of it was constrained), read from the
-  series.
+  max) and the constrained ticks (ticks when any pool of it was constrained), read from every
+  tick's totals as the replay goes (:mod:`.aggregating`).
+
+The series (for charts) hold at most a bounded number of points per column, each a tick or the
+mean of a bucket of consecutive ticks (:mod:`.aggregating`).
 """
 
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
+from typing import TYPE_CHECKING
 
 from arklow_pulumi.simulation.sharing import pool_sums
 from arklow_pulumi.simulation.stepping import Sums, UnitRun
+
+if TYPE_CHECKING:
+    from arklow_pulumi.simulation.aggregating import Folded, Tally
 
 
 @dataclass(frozen=True, slots=True)
@@ -65,25 +72,29 @@ class ResourceSeries:
     max, constrained pools; and, only when the run was asked for them (``detail``, for charts),
     demand, served and capacity in pool units."""
 
-    replicas: list[float]
-    below_max: list[float]
-    constrained: list[float]
-    demand: list[float] | None
-    served: list[float] | None
-    capacity: list[float] | None
+    replicas: Sequence[float]
+    below_max: Sequence[float]
+    constrained: Sequence[float]
+    demand: Sequence[float] | None
+    served: Sequence[float] | None
+    capacity: Sequence[float] | None
 
 
 @dataclass(frozen=True, slots=True)
 class Series:
     """Totals per tick (units, and in-service replicas), for charts; per resource in pool
-    units."""
+    units. Each point is one tick (``bucket`` 1) or the mean of ``bucket`` consecutive ticks
+    from its time on (the last bucket may be shorter); ``highs`` then holds each bucket's
+    highest values, in the same shape."""
 
-    times: list[float]
-    demand: list[float]
-    served: list[float]
-    capacity: list[float]
-    replicas: list[float]
+    times: Sequence[float]
+    demand: Sequence[float]
+    served: Sequence[float]
+    capacity: Sequence[float]
+    replicas: Sequence[float]
     resources: dict[str, ResourceSeries]
+    bucket: int = 1
+    highs: Series | None = None
 
 
 @dataclass(frozen=True, slots=True)
@@ -96,6 +107,7 @@ class RunResult:
     scale_actions: int
     series: Series
     resources: dict[str, PoolFigures]
+    peak_replicas: int = 0  # the highest Σ in-service replicas over all pools at one tick
 
 
 def result(
@@ -103,11 +115,12 @@ def result(
     scenario: int,
     hours: float,
     tick: float,
-    series: Series,
+    folded: Folded,
 ) -> RunResult:
     """A scenario's figures from its unit runs (each with whether it stopped counting for the
-    scenario mid-replay: its figures kept then count) and its series. A lane or pool counted by
-    two runs (before and after a switch) has their figures added, its peak the higher."""
+    scenario mid-replay: its figures kept then count) and its folded totals per tick. A lane or
+    pool counted by two runs (before and after a switch) has their figures added, its peak the
+    higher."""
     lanes: dict[str, LaneFigures] = {}
     pools: dict[str, PoolFigures] = {}
     served_units = capacity_units = demand_total = served_total = 0.0
@@ -136,8 +149,9 @@ def result(
         utilization=served_units / capacity_units if capacity_units > 0 else 0.0,
         replica_hours=replica_hours,
         scale_actions=actions,
-        series=series,
-        resources=_resources(pools, series, tick),
+        series=folded.series,
+        resources=_resources(pools, folded.tallies, tick),
+        peak_replicas=int(folded.peak),
     )
 
 
@@ -210,22 +224,22 @@ def _pool_sum(a: PoolFigures, b: PoolFigures) -> PoolFigures:
 
 
 def _resources(
-    pools: dict[str, PoolFigures], series: Series, tick: float
+    pools: dict[str, PoolFigures], tallies: Mapping[str, Tally], tick: float
 ) -> dict[str, PoolFigures]:
-    """Each resource's pools summed; peak, time at max and constrained ticks from the series."""
+    """Each resource's pools summed; peak, time at max and constrained ticks from its tally."""
     out: dict[str, PoolFigures] = {}
-    for name, s in series.resources.items():
+    for name, s in tallies.items():
         mine = [p for p in pools.values() if p.resource == name]
         out[name] = PoolFigures(
             capacity_hours=sum(p.capacity_hours for p in mine),
             replica_hours=sum(p.replica_hours for p in mine),
-            peak_replicas=int(max(s.replicas, default=0.0)),
+            peak_replicas=int(s.peak),
             resource=name,
             demand_hours=sum(p.demand_hours for p in mine),
             served_hours=sum(p.served_hours for p in mine),
             held_hours=sum(p.held_hours for p in mine),
             admitted_hours=sum(p.admitted_hours for p in mine),
-            time_at_max_s=sum(1 for x in s.below_max if x < 0.5) * tick,
-            constrained_ticks=sum(1 for x in s.constrained if x > 0.5),
+            time_at_max_s=s.full_ticks * tick,
+            constrained_ticks=s.constrained_ticks,
         )
     return out

@@ -1,4 +1,5 @@
-"""Running a task in forked worker processes, each returning one picklable result.
+"""Running a task in forked worker processes, each returning one picklable result, and, while it
+runs, sending parts of it as they are made (:func:`stream_forked`).
 
 The task is kept in a module global before the processes fork, so a child inherits it (and the
 trace and topology it closes over) instead of receiving it pickled. A child ignores Ctrl-C (the
@@ -12,6 +13,11 @@ back as itself when it survives pickling unchanged (else as :class:`WorkerFailed
 type and text); a child that ends without a result (killed, out of memory) is
 :class:`WorkerLost`. On any failure, and on Ctrl-C in the parent, the other children are
 terminated; every child is joined before this returns or raises (no zombie is left).
+
+Parts go through the same pipe as the result, one round at a time: the parent takes one part
+from every child, hands the round to its consumer, then takes the next; a child that runs ahead
+waits on its full pipe. So the parent holds at most a round of parts, however long the task is
+(the simulator's per-tick totals, :mod:`.aggregating`).
 """
 
 from __future__ import annotations
@@ -28,10 +34,11 @@ from multiprocessing.process import BaseProcess
 from typing import Any, TypeVar
 
 T = TypeVar("T")
+Emit = Callable[[Any], None]  # what a streaming task calls with each part it sends
 
 PR_SET_PDEATHSIG = 1  # linux/prctl.h
 
-_task: Callable[[int], Any] | None = None
+_task: Callable[[int, Emit], Any] | None = None
 # the parent's ends of the pipes: a child closes its copies (its own included), so a parent's
 # death leaves no reader and a writing child gets an error instead of waiting forever
 _readers: list[Connection] = []
@@ -43,6 +50,10 @@ class WorkerFailed(RuntimeError):
 
 class WorkerLost(RuntimeError):
     """A child ended without sending its result."""
+
+
+def _no_parts(parts: list[Any]) -> None:
+    raise WorkerFailed("a simulation worker sent a part to a task that takes none")
 
 
 def fork_available() -> bool:
@@ -58,6 +69,15 @@ def usable_cores() -> int:
 
 def map_forked(task: Callable[[int], T], count: int) -> list[T]:
     """``[task(0), …, task(count - 1)]``, each call in its own forked child."""
+    return stream_forked(lambda i, _emit: task(i), count, _no_parts)
+
+
+def stream_forked(
+    task: Callable[[int, Emit], T], count: int, consume: Callable[[list[Any]], None]
+) -> list[T]:
+    """``[task(0, emit), …, task(count - 1, emit)]``, each call in its own forked child; every
+    call sends the same number of parts (``emit(part)``), and ``consume`` gets each round of
+    them (the children's n-th parts, in child order) as they come."""
     global _task
     context = multiprocessing.get_context("fork")
     children: list[tuple[BaseProcess, Connection]] = []
@@ -73,7 +93,7 @@ def map_forked(task: Callable[[int], T], count: int) -> list[T]:
                 started.start()
             writer.close()
             children.append((started, reader))
-        return _collect(children)
+        return _collect(children, consume)
     finally:
         _task = None
         _readers.clear()
@@ -88,25 +108,41 @@ def map_forked(task: Callable[[int], T], count: int) -> list[T]:
             reader.close()
 
 
-def _collect(children: list[tuple[BaseProcess, Connection]]) -> list[Any]:
+def _collect(
+    children: list[tuple[BaseProcess, Connection]], consume: Callable[[list[Any]], None]
+) -> list[Any]:
     results: dict[int, Any] = {}
-    pending = {reader: i for i, (_child_process, reader) in enumerate(children)}
-    while pending:
-        for ready in wait(list(pending)):
-            assert isinstance(ready, Connection)
-            i = pending.pop(ready)
-            try:
-                status, value = pickle.loads(ready.recv_bytes())
-            except EOFError:
-                child = children[i][0]
-                child.join()
-                raise WorkerLost(
-                    f"simulation worker {i + 1} ended without a result ({_how(child)})"
-                ) from None
-            if status != "ok":
-                raise value
-            results[i] = value
+    while len(results) < len(children):
+        parts: dict[int, Any] = {}
+        pending = {reader: i for i, (_child, reader) in enumerate(children) if i not in results}
+        while pending:  # one message from every child still running, as they come
+            for ready in wait(list(pending)):
+                assert isinstance(ready, Connection)
+                i = pending.pop(ready)
+                status, value = _receive(i, children)
+                if status == "part":
+                    parts[i] = value
+                elif status == "ok":
+                    results[i] = value
+                else:
+                    raise value
+        if parts:
+            if len(parts) != len(children):
+                raise WorkerFailed("the simulation workers sent different numbers of parts")
+            consume([parts[i] for i in range(len(children))])
     return [results[i] for i in range(len(children))]
+
+
+def _receive(i: int, children: list[tuple[BaseProcess, Connection]]) -> tuple[str, Any]:
+    child, reader = children[i]
+    try:
+        status, value = pickle.loads(reader.recv_bytes())
+    except EOFError:
+        child.join()
+        raise WorkerLost(
+            f"simulation worker {i + 1} ended without a result ({_how(child)})"
+        ) from None
+    return status, value
 
 
 def _how(child: BaseProcess) -> str:
@@ -142,9 +178,13 @@ def _child(index: int, writer: Connection, parent: int) -> None:
     _die_with(parent)
     for reader in _readers:
         reader.close()
+
+    def emit(part: Any) -> None:
+        writer.send_bytes(pickle.dumps(("part", part), pickle.HIGHEST_PROTOCOL))
+
     try:
         assert _task is not None
-        payload = pickle.dumps(("ok", _task(index)), pickle.HIGHEST_PROTOCOL)
+        payload = pickle.dumps(("ok", _task(index, emit)), pickle.HIGHEST_PROTOCOL)
     except BaseException as exc:  # everything reaches the parent, as data
         payload = pickle.dumps(("error", _portable(exc)), pickle.HIGHEST_PROTOCOL)
     try:

@@ -47,12 +47,14 @@ def simulate(
     recorder: Recorder | None = None,
     detail: bool = False,
     utilization: float | None = None,
+    max_memory: int | None = None,
 ) -> dict[str, RunResult]:
     """Each policy's figures, keyed by policy in the order given; ``jobs`` caps the worker
     processes (default: the usable cores; the figures do not depend on it); ``recorder`` sees
     every tick (the run is then stepped in this process); ``detail`` keeps each resource's
     served units per tick (charts); ``utilization``: the ``cloud-autoscaler`` policy's target
-    utilization (default: 1 / (1 + each pool's headroom))."""
+    utilization (default: 1 / (1 + each pool's headroom)); a run estimated to need more than
+    ``max_memory`` bytes is refused before it starts (:mod:`.budgeting`)."""
     check_replay(trace, tick, max_ticks)
     peaks: dict[Topology, Mapping[str, float]] = {}
 
@@ -73,4 +75,5 @@ def simulate(
         admission=admission,
         recorder=recorder,
         detail=detail,
+        max_memory=max_memory,
     )

@@ -18,7 +18,9 @@ whose inputs did not change keeps its decision, and units of one topology are de
 when many changed. The batches are partitioned into shards (:mod:`.sharding`), each with its own
 running totals per tick, stepped in this process or by forked workers (:mod:`.forking`); a
 tick's series value is the shards' totals added in shard order, so the output is the same bytes
-for any worker count.
+for any worker count. The totals are kept a chunk of ticks at a time and folded as they come
+(:mod:`.aggregating`: the figures read from every tick, and the chart's series in a bounded
+number of points), so a replay's memory does not grow with its ticks.
 
 A scenario may switch topology mid-replay (:class:`Scenario` ``then`` and ``at``, what-if's
 ``--change-at``): its units the switch leaves as they are go on counting; the others stop
@@ -31,25 +33,25 @@ from __future__ import annotations
 import math
 import threading
 from array import array
-from collections.abc import Collection, Hashable, Mapping, Sequence
+from collections.abc import Callable, Hashable, Mapping, Sequence
 from dataclasses import dataclass
-from operator import add
-from typing import TYPE_CHECKING, Protocol
+from typing import TYPE_CHECKING, Any, Protocol
 
 from arklow_pulumi.core.topology import Topology
+from arklow_pulumi.simulation.aggregating import CHUNK_TICKS, Folding, bucket_ticks, chunk_ticks
 from arklow_pulumi.simulation.batching import Batch, batches
+from arklow_pulumi.simulation.budgeting import Needs, needs, refuse_over
 from arklow_pulumi.simulation.figures import (
     LaneFigures,
     PoolFigures,
-    ResourceSeries,
     RunResult,
     Series,
     result,
 )
-from arklow_pulumi.simulation.forking import fork_available, map_forked, usable_cores
+from arklow_pulumi.simulation.forking import Emit, fork_available, stream_forked, usable_cores
 from arklow_pulumi.simulation.policies import FAIR
 from arklow_pulumi.simulation.sharding import Shard, assign, shard
-from arklow_pulumi.simulation.stepping import COUNTS, TOTALS, UNITS, Carry, Sums, UnitRun
+from arklow_pulumi.simulation.stepping import COUNTS, UNITS, Carry, Sums, UnitRun
 from arklow_pulumi.simulation.tracing import MAX_TICKS, Trace, changes, check_replay
 from arklow_pulumi.simulation.units import split
 
@@ -70,11 +72,14 @@ BATCH_LANES = 256
 # 0.18 s in-process) took 0.13 s with two workers. So a tenth of a second of work pays for it.
 PARALLEL_MIN = 700_000
 
-if TYPE_CHECKING:  # array is subscriptable at runtime only from Python 3.12
-    ShardSeries = dict[int, array[float]]  # per scenario (by position): its totals, tick by tick
-    # what a worker sends back per shard: its series, and per unit run (in ``Shard.runs``
-    # order) its figures and the figures kept for scenarios it stopped counting for
-    Stepped = list[tuple[ShardSeries, list[tuple[Sums, dict[int, Sums]]]]]
+if TYPE_CHECKING:
+    from arklow_pulumi.simulation.aggregating import ShardSeries
+
+    # what a worker sends back per shard, once its chunks are sent: per unit run (in
+    # ``Shard.runs`` order) its figures and the figures kept for scenarios it stopped counting for
+    Stepped = list[list[tuple[Sums, dict[int, Sums]]]]
+    # where the clock hands each chunk: its ticks, and each shard's series over them (by index)
+    Sink = Callable[[int, dict[int, ShardSeries]], None]
 
 
 @dataclass(frozen=True, slots=True)
@@ -115,6 +120,7 @@ def run(
     admission: bool = True,
     recorder: Recorder | None = None,
     detail: bool = False,
+    max_memory: int | None = None,
 ) -> dict[str, RunResult]:
     """Simulate each named scenario (a topology and its rule, or a :class:`Scenario`) over the
     trace, at once.
@@ -126,7 +132,8 @@ def run(
     ``max_ticks`` ticks is refused before anything is built (:func:`~.tracing.check_replay`).
     ``admission=False`` skips the admission fillings (each lane's admission is then its
     allocation). ``detail`` keeps each resource's served pool units per tick in the series (for
-    charts: it costs a sum over the lanes at every renewal).
+    charts: it costs a sum over the lanes at every renewal). A run whose estimated memory
+    (:mod:`.budgeting`) is over ``max_memory`` bytes is refused before it starts.
     """
     check_replay(trace, tick, max_ticks)
     ticks = trace.tick_count(tick)
@@ -139,23 +146,79 @@ def run(
     order = {name: i for i, name in enumerate(plan.resources)}
     for sh in shards:
         sh.lay_out(order, COUNTS + (UNITS if detail else 0))
+    bucket = bucket_ticks(ticks)
+    if max_memory is not None:
+        refuse_over(max_memory, _needs(plan, shards, ticks, bucket, len(trace.times), recorder))
     if recorder is not None:
         recorder.place(names, {name: [r for r, _cut in plan.members[name]] for name in names})
+    folds = [
+        Folding(s, shards, plan.used[name], tick=tick, bucket=bucket, detail=detail)
+        for s, name in enumerate(names)
+    ]
+
+    def fold(count: int, chunk: dict[int, ShardSeries]) -> None:
+        for folding in folds:
+            folding.add(count, chunk)
+
+    chunk = chunk_ticks(bucket)
     workers = worker_count(jobs, len(shards), ticks * sum(s.cost for s in shards), parallel_min)
     if workers == 1 or recorder is not None:
-        totals = clock(shards, trace, tick, plan.endings, recorder)
+        clock(shards, trace, tick, plan.endings, recorder, fold, chunk)
     else:
         parts = assign(shards, workers)
-        payloads = map_forked(lambda w: _stepped(parts[w], trace, tick, plan.endings), len(parts))
-        totals = {}
+
+        def step(w: int, emit: Emit) -> Stepped:
+            return _stepped(parts[w], trace, tick, plan.endings, emit, chunk)
+
+        payloads = stream_forked(step, len(parts), _merged(fold))
         for part, payload in zip(parts, payloads, strict=True):
-            totals.update(_taken(part, payload))
+            _taken(part, payload)
     hours = tick / 3600.0
-    out = {}
-    for s, name in enumerate(names):
-        series = _series(s, shards, totals, ticks, tick, plan.used[name], detail)
-        out[name] = result(plan.members[name], s, hours, tick, series)
-    return out
+    return {
+        name: result(plan.members[name], s, hours, tick, folds[s].folded())
+        for s, name in enumerate(names)
+    }
+
+
+def _needs(
+    plan: _Plan,
+    shards: Sequence[Shard],
+    ticks: int,
+    bucket: int,
+    rows: int,
+    recorder: Recorder | None,
+) -> Needs:
+    """The run's estimated memory: its unit runs, series and outputs (:mod:`.budgeting`)."""
+    recorded = 0
+    if recorder is not None:  # a row a tick per pool, target and lane of every scenario
+        members = [r.unit for entries in plan.members.values() for r, _cut in entries]
+        recorded = sum(len(u.pool_names) + len(u.targets) + len(u.lane_keys) for u in members)
+    return needs(
+        [r for sh in shards for r in sh.runs],
+        shards,
+        [len(used) for used in plan.used.values()],
+        ticks=ticks,
+        rows=rows,
+        bucket=bucket,
+        detail=bool(plan.options["detail"]),
+        recorded_rows=recorded,
+    )
+
+
+def _merged(fold: Sink) -> Callable[[list[Any]], None]:
+    """What takes a round of the workers' chunks (each its ticks and its shards' series) and
+    folds them as one."""
+
+    def consume(parts: list[Any]) -> None:
+        counts = {count for count, _chunk in parts}
+        if len(counts) != 1:
+            raise RuntimeError(f"the simulation workers sent chunks of {sorted(counts)} ticks")
+        merged: dict[int, ShardSeries] = {}
+        for _count, chunk in parts:
+            merged.update(chunk)
+        fold(counts.pop(), merged)
+
+    return consume
 
 
 class _Plan:
@@ -260,10 +323,13 @@ def clock(
     tick: float,
     endings: Mapping[int, Sequence[tuple[UnitRun, int]]] | None = None,
     recorder: Recorder | None = None,
-) -> dict[int, ShardSeries]:
+    sink: Sink | None = None,
+    chunk: int = CHUNK_TICKS,
+) -> None:
     """Step the shards' batches over the whole trace; each shard's running totals per tick (per
-    scenario it counts). Every unit run of the shards is flushed at the end. ``endings``: per
-    tick, the runs that stop counting for a scenario then (those of other shards are skipped)."""
+    scenario it counts) go to ``sink`` every ``chunk`` ticks (and for the last ticks), then are
+    dropped. Every unit run of the shards is flushed at the end. ``endings``: per tick, the runs
+    that stop counting for a scenario then (those of other shards are skipped)."""
     # each lane's places: its unit's demand list (kept in place), its position there, the unit
     by_lane: dict[str, list[tuple[list[float], int, UnitRun]]] = {}
     shard_of: dict[UnitRun, int] = {}
@@ -287,6 +353,8 @@ def clock(
             if group.start > 0 or any(r.carry for r in group.runs):
                 starts.setdefault(group.start, []).append(group)
     no_runs: list[tuple[list[float], int, UnitRun]] = []
+    chunks = {sh.index: series for sh, series in zip(shards, out, strict=True)}
+    filled = 0  # ticks in the current chunk
     for k, batch in enumerate(changes(trace, tick)):
         now = k * tick
         if endings and k in endings:
@@ -317,6 +385,12 @@ def clock(
                 series.fromlist(acc)
         if recorder is not None:
             recorder.tick(k, now)
+        filled += 1
+        if filled == chunk:
+            _hand(sink, filled, chunks)
+            filled = 0
+    if filled:
+        _hand(sink, filled, chunks)
     ticks = trace.tick_count(tick)
     if endings:  # a switch at or after the last tick: the runs counted to the end
         for at, ending in endings.items():
@@ -325,7 +399,15 @@ def clock(
     for sh in shards:
         for unit_run in sh.runs:
             unit_run.flush(ticks)
-    return {sh.index: series for sh, series in zip(shards, out, strict=True)}
+
+
+def _hand(sink: Sink | None, ticks: int, chunks: dict[int, ShardSeries]) -> None:
+    """The chunk to ``sink``; then its series are emptied for the next one."""
+    if sink is not None:
+        sink(ticks, chunks)
+    for series in chunks.values():
+        for values in series.values():
+            del values[:]
 
 
 def _end(
@@ -351,53 +433,17 @@ def _stepped(
     trace: Trace,
     tick: float,
     endings: Mapping[int, Sequence[tuple[UnitRun, int]]],
+    emit: Emit,
+    chunk: int,
 ) -> Stepped:
-    """In a worker: step its shards, then keep only what the parent needs."""
-    series = clock(shards, trace, tick, endings)
-    return [(series[sh.index], [(r.sums, r.kept) for r in sh.runs]) for sh in shards]
+    """In a worker: step its shards, sending each chunk of their series as it is made; then
+    keep only the figures the parent needs."""
+    clock(shards, trace, tick, endings, sink=lambda count, part: emit((count, part)), chunk=chunk)
+    return [[(r.sums, r.kept) for r in sh.runs] for sh in shards]
 
 
-def _taken(shards: Sequence[Shard], stepped: Stepped) -> dict[int, ShardSeries]:
-    """A worker's figures written back to this process's unit runs; its shards' series."""
-    out: dict[int, ShardSeries] = {}
-    for sh, (series, sums) in zip(shards, stepped, strict=True):
-        out[sh.index] = series
+def _taken(shards: Sequence[Shard], stepped: Stepped) -> None:
+    """A worker's figures written back to this process's unit runs."""
+    for sh, sums in zip(shards, stepped, strict=True):
         for r, (figures, kept) in zip(sh.runs, sums, strict=True):
             r.sums, r.kept = figures, kept
-    return out
-
-
-def _series(
-    scenario: int,
-    shards: Sequence[Shard],
-    totals: Mapping[int, ShardSeries],
-    ticks: int,
-    tick: float,
-    used: Collection[str],
-    detail: bool,
-) -> Series:
-    """A scenario's series: each tick's shard totals added in shard order, column by column;
-    ``used``: the resources of its pools."""
-    columns: list[list[float]] = [[0.0] * ticks for _ in range(TOTALS)]
-    width = COUNTS + (UNITS if detail else 0)
-    by_resource = {name: [[0.0] * ticks for _ in range(width)] for name in used}
-    for sh in shards:
-        part = totals[sh.index].get(scenario)
-        if part is None:
-            continue
-        step = sh.width
-        for c in range(TOTALS):
-            columns[c] = list(map(add, columns[c], part[c::step]))
-        for i, name in enumerate(sh.resources):
-            cols = by_resource.get(name)
-            if cols is None:  # a resource of other scenarios only
-                continue
-            first = TOTALS + width * i
-            for c in range(width):
-                cols[c] = list(map(add, cols[c], part[first + c :: step]))
-    demand, served, capacity, replicas = columns
-    resources = {
-        name: ResourceSeries(*cols[:COUNTS], *(cols[COUNTS:] if detail else (None, None, None)))
-        for name, cols in by_resource.items()
-    }
-    return Series([k * tick for k in range(ticks)], demand, served, capacity, replicas, resources)

@@ -25,7 +25,7 @@ from dataclasses import dataclass
 from typing import TypeVar
 
 from arklow_pulumi.core.topology import Topology
-from arklow_pulumi.simulation.figures import LaneFigures, PoolFigures, RunResult
+from arklow_pulumi.simulation.figures import LaneFigures, PoolFigures
 from arklow_pulumi.simulation.policies import build
 from arklow_pulumi.simulation.simulating import Scenario, run
 from arklow_pulumi.simulation.tracing import MAX_TICKS, Trace
@@ -121,6 +121,7 @@ def what_if(
     change_at: float | None = None,
     policy: str = "arklow",
     utilization: float | None = None,
+    max_memory: int | None = None,
 ) -> WhatIf:
     """Both topologies replayed over the trace under ``policy`` (``arklow``, ``single-tick`` or
     ``cloud-autoscaler``, :mod:`.policies`), the after side switching at ``change_at``."""
@@ -133,7 +134,9 @@ def what_if(
         else Scenario(old_topo, rule, then=new_topo, at=change_at)
     )
     sides = {"before": Scenario(old_topo, rule), "after": changed}
-    results = run(sides, trace, tick, launch_delay, jobs=jobs, max_ticks=max_ticks)
+    results = run(
+        sides, trace, tick, launch_delay, jobs=jobs, max_ticks=max_ticks, max_memory=max_memory
+    )
     old, new = results["before"], results["after"]
     old_lanes = _on(old.lanes, before.lanes_by_key)
     new_lanes = _on(new.lanes, after.lanes_by_key)
@@ -156,7 +159,7 @@ def what_if(
         name: _pool_delta(old_pools.get(name), new_pools.get(name))
         for name in dict.fromkeys([*old_pools, *new_pools])
     }
-    totals = PoolDelta(old.replica_hours, new.replica_hours, _peak(old), _peak(new))
+    totals = PoolDelta(old.replica_hours, new.replica_hours, old.peak_replicas, new.peak_replicas)
     return WhatIf(
         lanes=lanes,
         pools=pools,
@@ -172,11 +175,6 @@ def what_if(
 def _on(figures: Mapping[str, F], names: Collection[str]) -> dict[str, F]:
     """The figures of the names a topology has, in the figures' order."""
     return {name: f for name, f in figures.items() if name in names}
-
-
-def _peak(r: RunResult) -> int:
-    """The highest Σ in-service replicas over all pools at one tick."""
-    return int(max(r.series.replicas, default=0.0))
 
 
 def _pool_delta(a: PoolFigures | None, b: PoolFigures | None) -> PoolDelta:

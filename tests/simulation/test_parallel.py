@@ -92,13 +92,13 @@ def _alone(monkeypatch: pytest.MonkeyPatch) -> None:
 def _forks(monkeypatch: pytest.MonkeyPatch) -> list[int]:
     """Counts the worker processes started by :func:`run` (one entry per parallel run)."""
     started: list[int] = []
-    real = simulating.map_forked
+    real = simulating.stream_forked
 
-    def spy(task: Any, count: int) -> Any:
+    def spy(task: Any, count: int, consume: Any) -> Any:
         started.append(count)
-        return real(task, count)
+        return real(task, count, consume)
 
-    monkeypatch.setattr(simulating, "map_forked", spy)
+    monkeypatch.setattr(simulating, "stream_forked", spy)
     return started
 
 
