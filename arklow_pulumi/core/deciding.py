@@ -12,7 +12,7 @@ target. Nothing here reads a clock, a store or a cloud.
   can be served at the capacity every pool can reach (static + each target at max,
   :func:`~arklow_pulumi.core.allocating.servable_demands`); the pool's demand itself unless some
   pool's demand exceeds what it can reach.
-- **Single tick**: the pool's decision from :func:`arklow_pulumi.core.scaling.desired_replicas`
+- **Single tick**: the pool's decision from :func:`arklow_pulumi.core.scaling.desired_for_pools`
   for its servable demand, clamped to each target's [min, max]: the ``recommended`` count, which
   the caller keeps in the history.
 - **Scale policy** (:mod:`arklow_pulumi.core.policy`, the pool's ``scale_policy``): when the
@@ -209,11 +209,6 @@ def _seen(topo: Topology, observed: Mapping[TargetId, Observed]) -> tuple[_Seen,
         seen.append((plan, found))
         capacity[plan.name] = plan.capacity + sum(units)
     return seen, capacity
-
-
-def in_service_capacity(topo: Topology, observed: Mapping[TargetId, Observed]) -> dict[str, float]:
-    """Each pool with targets: static capacity plus in-service replicas × units per replica."""
-    return _seen(topo, observed)[1]
 
 
 def decide(

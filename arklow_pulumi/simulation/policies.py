@@ -186,7 +186,6 @@ class Policy:
 
     build: Callable[[Topology, PeakDemands | None], Topology]
     rule: str = FAIR
-    reads_trace: bool = False  # its topology depends on the trace's peaks
 
 
 REGISTRY: dict[str, Policy] = {
@@ -195,8 +194,8 @@ REGISTRY: dict[str, Policy] = {
     "free-for-all": Policy(free_for_all, PROPORTIONAL),
     "static": Policy(static),
     "single-tick": Policy(arklow, SINGLE_TICK),
-    "static-peak": Policy(static_peak, reads_trace=True),
-    "standalone-sized": Policy(standalone_sized, reads_trace=True),
+    "static-peak": Policy(static_peak),
+    "standalone-sized": Policy(standalone_sized),
 }
 POLICIES: tuple[str, ...] = ("arklow", "standalone", "free-for-all", "static")  # the default
 ALL_POLICIES: tuple[str, ...] = tuple(REGISTRY)
@@ -206,8 +205,3 @@ def build(name: str, topo: Topology, peaks: PeakDemands | None = None) -> tuple[
     """The policy's topology and rule (``peaks`` is needed by the policies that read the trace)."""
     policy = REGISTRY[name]
     return policy.build(topo, peaks), policy.rule
-
-
-def rule_of(policy: str) -> str:
-    """How capacity is shared among lanes and targets decided under the policy."""
-    return REGISTRY[policy].rule

@@ -21,6 +21,7 @@ from arklow_pulumi.simulation.policies import FAIR, SINGLE_TICK
 from arklow_pulumi.simulation.simulating import Scenario, run, switch_tick
 from arklow_pulumi.simulation.tracing import parse_trace
 from tests.builders import topo
+from tests.hypothesis_profiles import examples
 from tests.simulation.reference_simulation import Figures, replay
 
 RESOURCES = ("cpu", "gpu")
@@ -172,7 +173,7 @@ def compare(got: Any, want: Figures, hours: float, tick: float) -> None:
 
 
 SETTINGS = settings(
-    max_examples=100, deadline=None, suppress_health_check=[HealthCheck.too_slow], derandomize=True
+    max_examples=examples(100), deadline=None, suppress_health_check=[HealthCheck.too_slow], derandomize=True
 )
 
 
