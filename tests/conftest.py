@@ -18,6 +18,17 @@ hypothesis_profiles.load()
 if TYPE_CHECKING:
     from arklow_pulumi.devservers.compute import ComputeServer
 
+# The e2e tier (the Pulumi engine, real processes and clouds, minutes a test) fails a test that
+# hangs after this long, unless the test names its own limit; every other test after
+# pyproject.toml's `timeout`.
+E2E_TIMEOUT_S = 1200
+
+
+def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
+    for item in items:
+        if item.get_closest_marker("e2e") and item.get_closest_marker("timeout") is None:
+            item.add_marker(pytest.mark.timeout(E2E_TIMEOUT_S))
+
 
 @pytest.fixture(scope="session")
 def compute_server() -> Iterator[ComputeServer]:

@@ -173,7 +173,10 @@ def compare(got: Any, want: Figures, hours: float, tick: float) -> None:
 
 
 SETTINGS = settings(
-    max_examples=examples(100), deadline=None, suppress_health_check=[HealthCheck.too_slow], derandomize=True
+    max_examples=examples(100),
+    deadline=None,
+    suppress_health_check=[HealthCheck.too_slow],
+    derandomize=True,
 )
 
 

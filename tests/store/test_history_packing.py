@@ -140,7 +140,9 @@ def test_a_torn_blob_is_refused() -> None:
 
 
 @settings(
-    max_examples=examples(60), deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture]
+    max_examples=examples(60),
+    deadline=None,
+    suppress_health_check=[HealthCheck.function_scoped_fixture],
 )
 @given(ticks=TICKS, since=st.sampled_from([-1.0, 0.0, 15.0, 20.0, 55.5, 99.0]))
 def test_trace_latest_and_count_equal_the_reference(
@@ -162,7 +164,9 @@ def test_trace_latest_and_count_equal_the_reference(
 
 
 @settings(
-    max_examples=examples(40), deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture]
+    max_examples=examples(40),
+    deadline=None,
+    suppress_health_check=[HealthCheck.function_scoped_fixture],
 )
 @given(ticks=TICKS, before=st.sampled_from([0.0, 10.0, 25.0, 60.0]), batch=st.integers(1, 12))
 def test_prune_batches_equal_the_reference(
