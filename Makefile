@@ -21,11 +21,14 @@ run: $(RUNS) engine
 
 test: lint unit
 
-# Lint, then every test that needs neither the Pulumi engine nor PostgreSQL, each property test at
-# the `dev` profile's examples (tests/hypothesis_profiles.py): minutes, not the half hour of
-# `make test` (which runs everything, at the `ci` profile).
+# Lint, then every test that needs neither the Pulumi engine nor PostgreSQL (nor promtool: those
+# are skipped), each property test at the `dev` profile's examples (tests/hypothesis_profiles.py):
+# minutes, not the half hour of `make test` (which runs everything, at the `ci` profile). A test
+# that uses the engine or PostgreSQL without its marker fails here (tests/e2e/pulumi_cli.py,
+# tests/store/postgres_server.py).
 check: lint
-	HYPOTHESIS_PROFILE=dev $(BIN)/pytest -q -m "not e2e and not postgres" -p no:cacheprovider
+	HYPOTHESIS_PROFILE=dev ARKLOW_TEST_NO_ENGINE=1 ARKLOW_TEST_NO_POSTGRES=1 ARKLOW_SKIP_PROMTOOL=1 \
+		$(BIN)/pytest -q -m "not e2e and not postgres" -p no:cacheprovider
 
 # The filling kernel (kernel/, Rust, built by maturin through pip; cargo fetches its crates) is a
 # required dependency of the package, so it is installed first, and again when its source changes.
