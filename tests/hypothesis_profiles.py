@@ -4,8 +4,9 @@
 - ``ci`` (the default, and ``make test``): every property test runs the examples it asks for with
   :func:`examples` (the counts the allocator's and the kernel's invariants were given), the others
   hypothesis's usual 100.
-- ``dev`` (``make check``): at most :data:`DEV_EXAMPLES` for any test, so the whole fast loop runs
-  in minutes; a failure found in ``ci`` is replayed from the example database either way.
+- ``dev`` (``make check``): at most :data:`DEV_EXAMPLES` for any test (fewer where a test says its
+  examples are each slow), so the whole fast loop runs in minutes; a failure found in ``ci`` is
+  replayed from the example database either way.
 
 Neither profile has a deadline: a test never fails because the machine was busy."""
 
@@ -36,7 +37,7 @@ def load() -> None:
     settings.load_profile(profile())
 
 
-def examples(count: int) -> int:
-    """A test's own example count: ``count`` under ``ci``, at most :data:`DEV_EXAMPLES` under
-    ``dev``."""
-    return count if profile() == CI else min(count, DEV_EXAMPLES)
+def examples(count: int, dev: int = DEV_EXAMPLES) -> int:
+    """A test's own example count: ``count`` under ``ci``; under ``dev`` at most ``dev``
+    (:data:`DEV_EXAMPLES`, or fewer for a test whose every example takes seconds)."""
+    return count if profile() == CI else min(count, dev)

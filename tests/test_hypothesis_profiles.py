@@ -30,6 +30,13 @@ def test_examples_follow_the_profile(
     assert profiles.examples(asked) == runs
 
 
+def test_a_test_with_slow_examples_runs_fewer_under_dev(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv(profiles.PROFILE_ENV, "dev")
+    assert profiles.examples(100, dev=10) == 10
+    monkeypatch.setenv(profiles.PROFILE_ENV, "ci")
+    assert profiles.examples(100, dev=10) == 100
+
+
 def test_an_unknown_profile_is_refused(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setenv(profiles.PROFILE_ENV, "quick")
     with pytest.raises(ValueError, match="HYPOTHESIS_PROFILE='quick': expected 'ci' or 'dev'"):
