@@ -1,5 +1,6 @@
-# Two entry points for people (see README): `make run` and `make test`.
-# Everything else here is what they need, installed on first use and cached.
+# Two entry points for people (see README): `make run` and `make test`; and `make check`, the
+# contributors' fast loop (CONTRIBUTING.md). Everything else here is what they need, installed on
+# first use and cached.
 
 PYTHON ?= python3
 VENV   := .venv
@@ -13,12 +14,21 @@ TESTS  := $(VENV)/.installed-test
 RUN_EXTRAS := gcp,charts,local-clouds
 TOOLS_PATH := PATH="$(CURDIR)/.tools/bin:$(CURDIR)/$(BIN):$$PATH"
 
-.PHONY: run test lint unit engine bench soak clean docs-outputs
+.PHONY: run test check lint unit engine bench soak clean docs-outputs
 
 run: $(RUNS) engine
 	$(TOOLS_PATH) $(BIN)/arklow dev run
 
 test: lint unit
+
+# Lint, then every test that needs neither the Pulumi engine nor PostgreSQL (nor promtool: those
+# are skipped), each property test at the `dev` profile's examples (tests/hypothesis_profiles.py):
+# minutes, not the half hour of `make test` (which runs everything, at the `ci` profile). A test
+# that uses the engine or PostgreSQL without its marker fails here (tests/e2e/pulumi_cli.py,
+# tests/store/postgres_server.py).
+check: lint
+	HYPOTHESIS_PROFILE=dev ARKLOW_TEST_NO_ENGINE=1 ARKLOW_TEST_NO_POSTGRES=1 ARKLOW_SKIP_PROMTOOL=1 \
+		$(BIN)/pytest -q -m "not e2e and not postgres" -p no:cacheprovider
 
 # The filling kernel (kernel/, Rust, built by maturin through pip; cargo fetches its crates) is a
 # required dependency of the package, so it is installed first, and again when its source changes.
@@ -33,9 +43,11 @@ $(RUNS): pyproject.toml $(KERNEL)
 	$(PIP) -e ".[$(RUN_EXTRAS)]"
 	touch $@
 
-# The test extra holds every other one, so a venv made for the tests also runs `make run`.
-$(TESTS): pyproject.toml policy/requirements.txt $(KERNEL)
-	$(PIP) -e ".[test]"
+# The test extra holds every other one, so a venv made for the tests also runs `make run`. The
+# lint and test tools are pinned to exact versions (constraints/tools.txt): a new release changes
+# nothing until that file does.
+$(TESTS): pyproject.toml policy/requirements.txt constraints/tools.txt $(KERNEL)
+	$(PIP) -e ".[test]" -c constraints/tools.txt
 	# The policy pack's requirements (policy/requirements.txt): its SDK pins an older protobuf than
 	# google-cloud-compute needs and works with the newer one, so without its dependencies.
 	$(PIP) --no-deps -r policy/requirements.txt
@@ -48,11 +60,12 @@ lint: $(TESTS)
 	$(BIN)/ruff check .
 	$(BIN)/lint-imports
 	$(BIN)/mypy
+	$(BIN)/vulture
 
 unit: $(TESTS) engine
 	scripts/install-system-deps
 	scripts/install-promtool
-	$(TOOLS_PATH) $(BIN)/pytest
+	HYPOTHESIS_PROFILE=ci $(TOOLS_PATH) $(BIN)/pytest
 
 bench: $(TESTS) engine
 	scripts/install-system-deps

@@ -223,7 +223,7 @@ def percentile(values: list[float], q: float) -> float:
 def run(
     kind: str, requests: int, paced_requests: int, clients: int, workdir: Path
 ) -> dict[str, dict[str, float]]:
-    from arklow_pulumi.controller.auth import token_digest
+    from tests.tokens import token_digest
 
     tokens_file = workdir / "tokens.yaml"
     tokens_file.write_text(

@@ -45,7 +45,6 @@ from arklow_pulumi.reading.parsing import parse_topology
 from arklow_pulumi.reading.spec import build_topology
 from arklow_pulumi.store.engine import close_stores, open_store
 from arklow_pulumi.store.runtime import (
-    load_demand_reports,
     load_published,
     read_lease,
 )
@@ -53,6 +52,7 @@ from arklow_pulumi.supply.fencing import NAMESPACE
 from tests.controller.conftest import put_topology
 from tests.controller.ha_cluster import Cluster, Replica, StoreProxy
 from tests.store import postgres_server
+from tests.store.runtime_reads import load_demand_reports
 
 PROJECT, ZONE = "arklow-soak", "us-central1-a"
 DESTS, LANES, POOLS, TARGETS = 100, 10, 100, 50

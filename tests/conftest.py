@@ -1,7 +1,8 @@
 """Fixtures more than one test folder asks for: the project's Compute API test server and a moto
 server for AWS Auto Scaling, each started once for the session. Each test that uses one resets it:
 ``aws_env`` here for moto, each folder's ``compute`` fixture for the Compute API server (with the
-environment its tests need)."""
+environment its tests need). And the hypothesis profile HYPOTHESIS_PROFILE names
+(:mod:`tests.hypothesis_profiles`), loaded before any test module is read."""
 
 from __future__ import annotations
 
@@ -10,10 +11,23 @@ from typing import TYPE_CHECKING, Any
 
 import pytest
 
-from tests import aws_moto
+from tests import aws_moto, hypothesis_profiles
+
+hypothesis_profiles.load()
 
 if TYPE_CHECKING:
     from arklow_pulumi.devservers.compute import ComputeServer
+
+# The e2e tier (the Pulumi engine, real processes and clouds, minutes a test) fails a test that
+# hangs after this long, unless the test names its own limit; every other test after
+# pyproject.toml's `timeout`.
+E2E_TIMEOUT_S = 1200
+
+
+def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
+    for item in items:
+        if item.get_closest_marker("e2e") and item.get_closest_marker("timeout") is None:
+            item.add_marker(pytest.mark.timeout(E2E_TIMEOUT_S))
 
 
 @pytest.fixture(scope="session")

@@ -26,6 +26,7 @@ from arklow_pulumi.core.topology import Topology
 from arklow_pulumi.reading.parsing import parse_topology
 from arklow_pulumi.reading.spec import build_topology
 from arklow_pulumi.reading.text import parse_document
+from tests.hypothesis_profiles import examples
 
 BASE: dict[str, Any] = {
     "destinations": [
@@ -161,7 +162,7 @@ def test_the_base_document_is_a_topology() -> None:
     assert set(topo.pools) == {"gpu", "solo/gpu", "train/cpu"}
 
 
-@settings(max_examples=400, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@settings(max_examples=examples(400), deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(
     mutations=st.lists(
         st.tuples(

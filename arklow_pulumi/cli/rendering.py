@@ -22,31 +22,6 @@ def number(value: float | None) -> float | int | None:
     return value
 
 
-def allocation_document(result: Allocation) -> dict[str, object]:
-    return {
-        "lanes": {
-            key: {
-                "demand": number(lane.demand),
-                "allocation": number(lane.allocation),
-                "held": number(lane.held),
-                "admission": number(lane.admission),
-            }
-            for key, lane in result.lanes.items()
-        },
-        "pools": {
-            name: {
-                "resource": pool.resource,
-                "capacity": number(pool.capacity),
-                "demand": number(pool.demand),
-                "pressure": number(pool.pressure),
-                "state": pool.state,
-                "desired_replicas": pool.desired_total,
-            }
-            for name, pool in result.pools.items()
-        },
-    }
-
-
 def allocation_json(result: Allocation) -> str:
     """The JSON contract, one lane or pool per line: readable, and fast for 100,000 lanes
     (``json.dumps`` with an indent falls back to the pure-Python encoder). Strict JSON: a value

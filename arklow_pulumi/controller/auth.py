@@ -199,11 +199,6 @@ def _refuse_duplicates(tokens: Sequence[Token], where: str) -> None:
         digests[token.digest] = i
 
 
-def token_digest(token: str) -> str:
-    """The hex digest to put in a tokens file for ``token``."""
-    return hashlib.sha256(token.encode("utf-8")).hexdigest()
-
-
 def is_loopback(host: str) -> bool:
     """True for ``localhost`` and loopback addresses (for the no-tokens listen rule)."""
     if host == "localhost":

@@ -40,19 +40,8 @@ from arklow_pulumi.topology_documents import picked
 LANE_FIELDS = len(LaneView._fields)  # demand, allocation, held, admission, stale
 
 
-def published_document(published: Published) -> dict[str, Any]:
-    """The stored form (see the module doc)."""
-    return {
-        "tick": published.tick,
-        "time": published.time.isoformat(),
-        "lane_keys": list(published.lanes),
-        "lane_numbers": _packed(published.lanes),
-        "pools": {name: pool_view_document(pool) for name, pool in published.pools.items()},
-    }
-
-
 def published_json(published: Published) -> str:
-    """The JSON text of :func:`published_document`, as the store keeps it (the lane keys' text
+    """The stored form (see the module doc) as the JSON text the store keeps (the lane keys' text
     is made once per list of lanes: every tick of one topology has the same; the pools' text is
     written directly, see :func:`pools_json`)."""
     head = json.dumps({"tick": published.tick, "time": published.time.isoformat()})

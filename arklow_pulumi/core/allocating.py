@@ -16,8 +16,11 @@ Per tick, with ``e = min(demand, limit)`` for each lane:
 4. **scale decision**: see :mod:`arklow_pulumi.core.scaling`.
 
 A topology is compiled once into index arrays (:class:`CompiledTopology`, cached per topology)
-and the filling kernel's copy of them (:class:`~arklow_pulumi.core.filling.Network`), so a
-controller tick only pays for one kernel call: the three fillings and each pool's demand.
+and the filling kernel's copies of them (:class:`~arklow_pulumi.core.filling.Network`, and the
+pools' :class:`~arklow_pulumi.core.scaling.PoolSizings`), so a controller tick pays only for its
+kernel calls, two to four: one for the three fillings and each pool's demand, one for the pools'
+single-tick decisions, and, when some pool's demand is past what it can reach, one for the
+servable demands and one more for their decisions (:mod:`arklow_pulumi.core.deciding`).
 """
 
 from __future__ import annotations
@@ -112,11 +115,6 @@ class LaneResults(Mapping[str, LaneResult]):
         """Every lane's ``e = min(demand, limit)``, in order (the column the results keep: read
         it, never change it)."""
         return self._caps
-
-    def allocations(self, keys: Sequence[str]) -> list[float]:
-        """The allocation of each of ``keys``, in order, without making :class:`LaneResult` s."""
-        index, allocation = self._index, self._allocation
-        return [allocation[index[key]] for key in keys]
 
 
 @dataclass(frozen=True, slots=True)
@@ -256,7 +254,8 @@ def allocate(
     ``admission`` is then its allocation.
 
     The three fillings and each pool's demand run in one kernel call
-    (:meth:`~arklow_pulumi.core.filling.Network.allocate`): admission fills the capacity the
+    (:meth:`~arklow_pulumi.core.filling.Network.allocate`), the pools' decisions in a second
+    (:func:`~arklow_pulumi.core.scaling.desired_for_pools`). Admission fills the capacity the
     allocation left unused, active lanes (demand > 0) up to their limits first, then idle lanes
     from what is still unused, and is clamped to each lane's limit.
     """

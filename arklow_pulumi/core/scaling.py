@@ -18,20 +18,11 @@ Over time the controller smooths this decision with the scale policy
 
 from __future__ import annotations
 
-import math
 from collections.abc import Iterable, Sequence
 
 from arklow_kernel import Sizings
 
 from arklow_pulumi.core.topology import ScaleTarget
-
-_EPS = 1e-9
-
-
-def replicas_for(units: float, units_per_replica: float) -> int:
-    """The replicas needed to supply ``units``, tolerant of float noise (10 × 1.1 → 11, not 12)."""
-    x = units / units_per_replica
-    return max(0, math.ceil(x - _EPS * max(1.0, abs(x))))
 
 
 def desired_replicas(

@@ -154,9 +154,6 @@ class Topology:
         owner = self.pools[pool].owner
         return owner is not None and set(self.members(pool)) <= {owner}
 
-    def pool_of(self, destination: str, resource: str) -> str:
-        return self.memberships[(destination, resource)]
-
     def pools_of(self, destination: str) -> Mapping[str, str]:
         dest = self.destinations[destination]
         return {r: self.memberships[(destination, r)] for r in dest.resources}

@@ -28,12 +28,6 @@ from arklow_pulumi.core.limits import (
 from arklow_pulumi.core.topology import Destination, Lane, Pool, ScaleTarget, standalone_pool_name
 
 
-def name_problems(obj: str, field: str, value: str) -> list[Problem]:
-    """The one name rule of every backend (:func:`~arklow_pulumi.core.limits.name_problem`)."""
-    message = name_problem(value)
-    return [] if message is None else [Problem(obj, field, message)]
-
-
 def _field(obj: str, field: str, message: str | None, out: list[Problem]) -> None:
     if message is not None:
         out.append(Problem(obj, field, message))

@@ -41,8 +41,6 @@ from arklow_pulumi.store.identity import new_create_id
 
 INPUTS = ("destination", "pool")
 IDENTITY = ("destination", "pool")
-# Hidden inputs set by the resource for the preview-time T3 check (never compared by diff).
-HINTS = ("destination_resources", "pool_resource")
 
 
 class MembershipSpec(BaseModel):

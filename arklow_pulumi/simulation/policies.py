@@ -213,7 +213,6 @@ class Policy:
 
     build: Callable[[Topology, PeakDemands | None], Topology]
     rule: str = FAIR
-    reads_trace: bool = False  # its topology depends on the trace's peaks
 
 
 REGISTRY: dict[str, Policy] = {
@@ -222,8 +221,8 @@ REGISTRY: dict[str, Policy] = {
     "free-for-all": Policy(free_for_all, PROPORTIONAL),
     "static": Policy(static),
     "single-tick": Policy(arklow, SINGLE_TICK),
-    "static-peak": Policy(static_peak, reads_trace=True),
-    "standalone-sized": Policy(standalone_sized, reads_trace=True),
+    "static-peak": Policy(static_peak),
+    "standalone-sized": Policy(standalone_sized),
     "cloud-autoscaler": Policy(cloud_autoscaler, CLOUD),
 }
 POLICIES: tuple[str, ...] = ("arklow", "standalone", "free-for-all", "static")  # the default
@@ -243,8 +242,3 @@ def build(
     if policy.rule == CLOUD and utilization is not None:
         built = with_utilization(built, utilization)
     return built, policy.rule
-
-
-def rule_of(policy: str) -> str:
-    """How capacity is shared among lanes and targets decided under the policy."""
-    return REGISTRY[policy].rule

@@ -36,7 +36,7 @@ from operator import itemgetter
 from typing import Any
 from weakref import WeakKeyDictionary
 
-from sqlalchemy import Connection, delete, func, select
+from sqlalchemy import Connection, delete, select
 
 from arklow_pulumi.store.engine import Store
 from arklow_pulumi.store.history_packing import (
@@ -113,11 +113,6 @@ def remember_lanes(store: Store, learnt: Mapping[str, int]) -> None:
         _LANE_IDS[store] = dict(learnt)
     else:
         cached.update(learnt)
-
-
-def forget_lanes(store: Store) -> None:
-    """Drop the store's cached dictionary (the next write reads it again)."""
-    _LANE_IDS.pop(store, None)
 
 
 def _all_lane_ids(conn: Connection) -> dict[str, int]:
@@ -225,10 +220,6 @@ def rows_after(conn: Connection, since: float) -> list[tuple[float, str, float]]
         rows.extend(zip(repeat(at, len(lanes)), named, demands, strict=False))
     rows.sort(key=itemgetter(0, 1))  # stable: rows of one lane at one time keep their order
     return rows
-
-
-def lane_rows(conn: Connection) -> int:
-    return int(conn.execute(select(func.coalesce(func.sum(TICKS.c.n), 0))).scalar_one())
 
 
 def _newest_first(conn: Connection, at_most: float | None) -> Iterator[tuple[int, float, Any]]:

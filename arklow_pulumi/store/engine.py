@@ -201,12 +201,9 @@ def normalize_url(url: str) -> str:
     return url
 
 
-def has_password(url: str) -> bool:
-    return redact(url) != url
-
-
 def redact(url: str) -> str:
-    """``url`` with its password shown as ``***``, in every form (see :mod:`.redaction`)."""
+    """``url`` with its password shown as ``***``, in every form (see
+    :mod:`arklow_pulumi.redaction`)."""
     return redact_url(url)
 
 

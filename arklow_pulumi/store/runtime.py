@@ -32,7 +32,7 @@ from sqlalchemy import (
 from sqlalchemy.exc import DBAPIError, IntegrityError
 
 from arklow_pulumi.store import demand_history
-from arklow_pulumi.store.demand_history import LANES, TICK_COLUMNS, TICKS, DemandRows
+from arklow_pulumi.store.demand_history import TICK_COLUMNS, TICKS, DemandRows
 from arklow_pulumi.store.engine import Store, StoreError, reading
 from arklow_pulumi.store.runtime_tables import (
     LEASE_NAME,
@@ -49,7 +49,6 @@ TARGETS = table_of(TargetStateRow)
 RECOMMENDATIONS = table_of(RecommendationRow)
 REPORTS = table_of(DemandReportRow)
 HISTORY: Table = TICKS  # the demand history: one packed row per tick (demand_history.py)
-HISTORY_LANES: Table = LANES
 PUBLISHED = table_of(PublishedRow)
 
 PUBLISHED_NAME = "admission"
@@ -272,18 +271,6 @@ def load_published(store: Store) -> StoredTick | None:
     return None if row is None else StoredTick(row.tick, row.at, dict(row.document))
 
 
-def load_demand_reports(store: Store) -> dict[str, tuple[float, float]]:
-    """lane -> (demand, reported_at)."""
-    return {lane: (demand, at) for lane, demand, at in load_demand_rows(store)}
-
-
-def load_demand_rows(store: Store) -> list[tuple[str, float, float]]:
-    """Every lane's latest report as (lane, demand, reported_at), one row per lane (the tick
-    reads them this way: no second copy of 10,000 and more reports)."""
-    with _transaction(store, readonly=True) as conn:
-        return _driver_rows(conn, f"SELECT lane, demand, reported_at FROM {REPORTS.name}")
-
-
 def load_demand_split(
     store: Store, now: float, ttl_s: float
 ) -> tuple[dict[str, float], dict[str, float]]:
@@ -428,14 +415,6 @@ def _prune(conn: Connection, table: Table, before: float, batch: int | None = No
     return conn.execute(delete(table).where(table.c.id.in_(ids.scalar_subquery()))).rowcount
 
 
-def prune_history(store: Store, lease: Lease, before: float) -> int:
-    """Delete one batch of demand-history rows older than ``before`` (whole tick rows, oldest
-    first, until PRUNE_BATCH lane rows went); how many lane rows went."""
-    with _transaction(store) as conn:
-        _check(conn, lease)
-        return demand_history.prune(conn, before, PRUNE_BATCH)
-
-
 def _upsert(
     conn: Connection, table: Table, rows: Sequence[Mapping[str, Any]], keys: Sequence[str]
 ) -> None:
@@ -491,9 +470,3 @@ def demand_trace(store: Store, since: float) -> list[tuple[float, str, float]]:
         later = demand_history.rows_after(conn, since)
     first = sorted((since, lane, demand) for lane, (demand, _at) in start.items())
     return first + later
-
-
-def history_rows(store: Store) -> int:
-    """How many (lane, demand) history rows the store holds (lane rows, not tick rows)."""
-    with _transaction(store, readonly=True) as conn:
-        return demand_history.lane_rows(conn)

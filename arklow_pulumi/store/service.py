@@ -52,15 +52,10 @@ from arklow_pulumi.store.snapshots import (
 )
 from arklow_pulumi.store.stamps import read_identity, read_membership, stamp, stamp_membership
 
-Change = Callable[[Topology], Topology]
 # A change that also reads identities: returns the new topology and what to stamp after writing.
 Stamp = Callable[[Connection], None]
 IdentityChange = Callable[[Connection, Topology], tuple[Topology, Stamp | None]]
 T = TypeVar("T")
-
-
-def _plain(change: Change) -> IdentityChange:
-    return lambda _conn, topo: (change(topo), None)
 
 
 def _apply(
@@ -377,12 +372,6 @@ def membership_view(store: Store, destination: str, pool: str) -> MembershipView
         return None if found is None else MembershipView(*found)
 
     return query(store, read)
-
-
-def get_membership(store: Store, destination: str, pool: str) -> str | None:
-    """The pool's resource when ``destination`` is a member of ``pool``, else None."""
-    view = membership_view(store, destination, pool)
-    return None if view is None else view.resource
 
 
 # -- scale targets ---------------------------------------------------------------------------

@@ -115,15 +115,12 @@ class ScaleTargetRow(Identity, Base):
     override_policies: Mapped[bool] = mapped_column(Boolean, nullable=False, default=False)
 
 
-# The four tables whose rows make the topology: a write to any of them bumps the revision.
-TOPOLOGY_TABLES = ("destinations", "pools", "memberships", "scale_targets")
-
-
 class TopologyRevisionRow(Base):
     """One row: a counter the database itself raises (triggers, migration 0006) in every
-    transaction that inserts, updates or deletes a row of :data:`TOPOLOGY_TABLES`. A reader that
-    saw the same number saw the same topology, whoever wrote it (``pulumi up``, the CLI, plain
-    SQL): the controller reads this one number per tick instead of the topology."""
+    transaction that inserts, updates or deletes a row of the four tables whose rows make the
+    topology (destinations, pools, memberships, scale_targets). A reader that saw the same number
+    saw the same topology, whoever wrote it (``pulumi up``, the CLI, plain SQL): the controller
+    reads this one number per tick instead of the topology."""
 
     __tablename__ = "topology_revision"
 

@@ -23,7 +23,7 @@ replica count per group, each group's limits, and a
    fence: the lease epoch checked right before the call, the fencing token set around it) and in
    a copy of the caller's context (a :func:`~arklow_pulumi.supply.fencing.acting_under` around
    the pass holds in every worker). With ``dry_run`` this step is skipped and the report carries
-   the plan (:meth:`PassReport.plan_lines`).
+   the plan (``plans``).
 
 One group's failure never stops the others, and no write is made outside the planned ones. An
 exception that is no :class:`~arklow_pulumi.supply.errors.SupplyError` (a guard's lost lease, a
@@ -84,20 +84,6 @@ class PassReport:
             raise error
         done = self.changed.get(ref)
         return done if done is not None else SetResult.of(self.plans[ref], self.states.get(ref))
-
-    def plan_lines(self) -> list[str]:
-        """One line per group that would change or is refused, sorted by group."""
-        writes = {r: p for r, p in self.plans.items() if p.method != "unchanged"}
-        lines = []
-        for ref in sorted({*writes, *self.failed}):
-            plan = writes.get(ref)
-            if plan is None:
-                lines.append(f"refuse {ref}: {self.failed[ref]}")
-                continue
-            window = f" window {list(plan.window)}" if plan.window else ""
-            done = "" if self.dry_run else (" (failed)" if ref in self.failed else "")
-            lines.append(f"{plan.method} {ref}: {plan.previous} -> {plan.desired}{window}{done}")
-        return lines
 
 
 def reconcile_pass(

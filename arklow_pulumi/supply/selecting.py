@@ -20,8 +20,6 @@ from arklow_pulumi.core.errors import InvalidInput
 from arklow_pulumi.supply.contract import Supply
 from arklow_pulumi.supply.retrying import RetryPolicy
 
-GCP_ENDPOINT_ENV = settings.GCP_COMPUTE_ENDPOINT_ENV.name
-
 
 @dataclass(frozen=True, slots=True)
 class EndpointConfig:

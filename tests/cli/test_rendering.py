@@ -12,6 +12,7 @@ from hypothesis import strategies as st
 
 from arklow_pulumi.cli.rendering import allocation_json
 from arklow_pulumi.core.allocating import Allocation, LaneResults
+from tests.hypothesis_profiles import examples
 
 units = st.one_of(
     st.floats(min_value=0.0, max_value=1e12),
@@ -31,7 +32,7 @@ def columns(values: list[tuple[float, float, float, float]]) -> LaneResults:
     )
 
 
-@settings(max_examples=200, deadline=None)
+@settings(max_examples=examples(200), deadline=None)
 @given(st.lists(st.tuples(units, units, units, units), max_size=30))
 def test_columns_print_as_the_lane_by_lane_rendering(
     values: list[tuple[float, float, float, float]],

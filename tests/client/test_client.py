@@ -12,10 +12,11 @@ import pytest
 
 from arklow_pulumi.client import Client, ClientError, SlotTimeout
 from arklow_pulumi.controller.api import build_app
-from arklow_pulumi.controller.auth import TokenSet, token_digest
+from arklow_pulumi.controller.auth import TokenSet
 from arklow_pulumi.controller.metrics import Metrics
 from tests.client.conftest import Controller, FakeClock, eventually, hold_slots
 from tests.memory_controller import MemoryPort
+from tests.tokens import token_digest
 from tests.uvicorn_server import UvicornThread
 
 

@@ -17,9 +17,10 @@ import pytest
 import uvicorn.config
 
 from arklow_pulumi.controller.api import build_app, etag_matches
-from arklow_pulumi.controller.auth import TokenSet, token_digest
+from arklow_pulumi.controller.auth import TokenSet
 from arklow_pulumi.controller.metrics import Metrics
 from tests.memory_controller import MemoryPort
+from tests.tokens import token_digest
 from tests.uvicorn_server import UvicornThread
 
 LANES = ["search/interactive", "search/batch", "ads/serve", "ads/train"]

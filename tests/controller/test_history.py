@@ -7,6 +7,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from arklow_pulumi.controller.history import LaneHistory
+from tests.hypothesis_profiles import examples
 
 KEYFRAME = 60.0
 
@@ -47,7 +48,7 @@ ticks = st.lists(
 )
 
 
-@settings(max_examples=300, deadline=None)
+@settings(max_examples=examples(300), deadline=None)
 @given(
     ticks=ticks,
     restored=st.dictionaries(

@@ -6,7 +6,6 @@ real, but every one of them is cut short by the news the test sends)."""
 from __future__ import annotations
 
 import threading
-import time
 from collections.abc import Callable, Iterator
 
 import pytest
@@ -69,6 +68,20 @@ def follows(controller: Controller) -> threading.Event:
     return followed
 
 
+def waits_for_news(loop: Loop) -> threading.Event:
+    """An event set when ``loop``, not yet running, first waits for news with none come: it found
+    nothing to do (its lock swapped for one that says so; counted, not timed)."""
+    waiting = threading.Event()
+
+    class Watched(threading.Condition):
+        def wait(self, timeout: float | None = None) -> bool:
+            waiting.set()
+            return super().wait(timeout)
+
+    loop._changed = Watched()
+    return waiting
+
+
 def published_tick(controller: Controller) -> int:
     latest = controller.latest()
     return 0 if latest is None else latest.tick
@@ -83,9 +96,10 @@ def test_started_starts_the_tick_loop_and_stopped_cancels_it(
     lease = acquire_lease(store, "me", 15.0, force=True)
     assert lease is not None
     loop = Loop(controller, lost=lambda lease: pytest.fail("nothing was lost"))
+    waiting = waits_for_news(loop)
     running(loop)
-    time.sleep(0.1)
-    assert published_tick(controller) == 0  # no news yet: no tick
+    assert waiting.wait(30), "the loop never waited for news"
+    assert published_tick(controller) == 0  # no news yet: it waits, no tick
     loop.callbacks.started(lease)
     until(lambda: published_tick(controller) == 1, "the first tick under the lease")
     assert controller.lease == lease and controller.leader().epoch == lease.epoch

@@ -30,6 +30,7 @@ from arklow_pulumi.controller.openapi import Served, openapi_document
 from arklow_pulumi.controller.ports import PoolView, TargetView
 from arklow_pulumi.core.limits import MAX_NAME_LENGTH, MAX_UNITS, units_problem
 from tests.controller.test_api import write_tokens
+from tests.hypothesis_profiles import examples
 from tests.memory_controller import MemoryPort, sample_pool
 from tests.uvicorn_server import UvicornThread
 
@@ -103,7 +104,7 @@ def check_agreement(body: object) -> None:
 _SCHEMA = schemathesis.openapi.from_dict(DOC)["/v1/demand"]["POST"]
 
 
-@settings(max_examples=300, deadline=None, suppress_health_check=list(HealthCheck))
+@settings(max_examples=examples(300), deadline=None, suppress_health_check=list(HealthCheck))
 @given(
     st.one_of(
         _SCHEMA.as_strategy(generation_mode=GenerationMode.POSITIVE),
@@ -129,7 +130,7 @@ NUMBERS = st.one_of(
 )
 
 
-@settings(max_examples=500, deadline=None)
+@settings(max_examples=examples(500), deadline=None)
 @given(
     st.lists(
         st.fixed_dictionaries(

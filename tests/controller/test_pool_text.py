@@ -16,11 +16,12 @@ from hypothesis import strategies as st
 from arklow_pulumi.controller.documents import (
     pool_view_document,
     pools_json,
-    published_document,
     published_from_document,
     published_json,
 )
 from arklow_pulumi.controller.ports import LaneView, PoolView, Published, TargetView
+from tests.controller.published_reference import published_document
+from tests.hypothesis_profiles import examples
 
 NAMES = st.text(max_size=12) | st.sampled_from(
     ['a"b', "a\\b", "\x00\x1f\x7f", "é→😀", "", "\u2028"]
@@ -65,7 +66,7 @@ def published(views: dict[str, PoolView]) -> Published:
     return Published(7, datetime(2026, 11, 30, 14, 0, tzinfo=UTC), lanes, views)
 
 
-@settings(max_examples=600, deadline=None)
+@settings(max_examples=examples(600), deadline=None)
 @given(pools(FLOATS, COUNTS))
 def test_pools_text_is_the_encoders_text(views: dict[str, PoolView]) -> None:
     assert pools_json(views) == encoder_text(views)
@@ -79,7 +80,7 @@ ODD_FLOATS = FLOATS | st.sampled_from([float("nan"), float("inf"), -float("inf")
 ODD_COUNTS = COUNTS | st.sampled_from([True, False, 2.0])
 
 
-@settings(max_examples=600, deadline=None)
+@settings(max_examples=examples(600), deadline=None)
 @given(pools(ODD_FLOATS, ODD_COUNTS))
 def test_figures_left_to_the_encoder_are_written_as_it_writes_them(
     views: dict[str, PoolView],

@@ -13,7 +13,6 @@ import pytest
 from sqlalchemy import text
 
 from arklow_pulumi.controller.documents import (
-    published_document,
     published_from_document,
     published_json,
 )
@@ -29,13 +28,14 @@ from arklow_pulumi.store.runtime import (
     TargetRecord,
     TickRecord,
     acquire_lease,
-    load_demand_reports,
     load_demand_split,
     load_published,
     load_snapshot,
     store_demand_reports,
     write_tick,
 )
+from tests.controller.published_reference import published_document
+from tests.store.runtime_reads import load_demand_reports
 
 
 def published(tick: int = 7) -> Published:
@@ -133,7 +133,7 @@ def test_a_driver_error_is_one_store_error_line(tmp_path: Path) -> None:
         with store.engine.begin() as conn:
             conn.execute(text("DROP TABLE runtime_demand_reports"))
         with pytest.raises(StoreError, match="no such table: runtime_demand_reports"):
-            load_demand_reports(store)
+            load_demand_split(store, now=0.0, ttl_s=30.0)  # the tick's read of the reports
     finally:
         close_stores()
 

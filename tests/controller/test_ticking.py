@@ -18,7 +18,7 @@ from arklow_pulumi.core.deciding import Decision
 from arklow_pulumi.core.topology import GroupRef, Topology
 from arklow_pulumi.store import engine, runtime
 from arklow_pulumi.store.engine import Store, StoreError
-from arklow_pulumi.store.runtime import Lease, LeaseLost, acquire_lease, history_rows
+from arklow_pulumi.store.runtime import Lease, LeaseLost, acquire_lease
 from arklow_pulumi.supply.errors import TemporarySupplyError
 from arklow_pulumi.supply.memory import InMemorySupply
 from arklow_pulumi.supply.routing import SupplyRouter
@@ -31,6 +31,7 @@ from tests.controller.conftest import (
     put_topology,
     tid,
 )
+from tests.store.runtime_reads import history_rows, load_demand_reports
 
 GPU = tid("shared-gpu", "gpu-workers")
 REF = GroupRef("aws_asg", "gpu-workers")
@@ -259,7 +260,7 @@ def test_demand_history_keeps_changes_and_prunes_old_rows_in_batches(
         clock.advance(10)
         controller.tick()
     assert history_rows(controller.store) == 2  # only the rows of the stale tick remain
-    assert runtime.load_demand_reports(controller.store) == {}  # reports older than retention
+    assert load_demand_reports(controller.store) == {}  # reports older than retention
 
 
 def test_a_restarted_controller_continues_from_the_store(setup: Setup, clock: FakeClock) -> None:

@@ -14,6 +14,7 @@ from arklow_pulumi.core.deciding import Observed, Recommendation, TargetId, deci
 from arklow_pulumi.reading.parsing import parse_topology
 from arklow_pulumi.reading.spec import build_topology
 from tests.core.test_allocation_properties import Case, cases
+from tests.hypothesis_profiles import examples
 
 
 def with_targets(doc: dict[str, Any], replicas: list[int]) -> dict[str, Any]:
@@ -35,7 +36,7 @@ def with_targets(doc: dict[str, Any], replicas: list[int]) -> dict[str, Any]:
     return out
 
 
-@settings(max_examples=200, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@settings(max_examples=examples(200), deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(cases())
 def test_allocate_without_admission_matches_the_default(case: Case) -> None:
     topo = build_topology(parse_topology(case.doc))
@@ -49,7 +50,7 @@ def test_allocate_without_admission_matches_the_default(case: Case) -> None:
     assert fast.pools == full.pools
 
 
-@settings(max_examples=200, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@settings(max_examples=examples(200), deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(
     cases(),
     st.lists(st.integers(0, 20), min_size=1, max_size=4),

@@ -13,6 +13,7 @@ from hypothesis import strategies as st
 from arklow_pulumi.core.allocating import Allocation, allocate
 from arklow_pulumi.reading.parsing import parse_topology
 from arklow_pulumi.reading.spec import build_topology
+from tests.hypothesis_profiles import examples
 from tests.reference_allocation import Problem, exact_allocate, lp_allocate
 
 TOL = 1e-9
@@ -113,7 +114,7 @@ def pool_usage(case: Case, values: list[float]) -> list[float]:
     return usage
 
 
-@settings(max_examples=300, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@settings(max_examples=examples(300), deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(cases())
 def test_bounds_and_capacity(case: Case) -> None:
     result = run(case)
@@ -129,7 +130,7 @@ def test_bounds_and_capacity(case: Case) -> None:
         assert used <= case.problem.capacity[p] * (1 + TOL) + TOL
 
 
-@settings(max_examples=300, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@settings(max_examples=examples(300), deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(cases())
 def test_max_min_optimality_and_work_conservation(case: Case) -> None:
     """Every held lane has a saturated pool in which its weighted allocation is the largest;
@@ -155,7 +156,7 @@ def test_max_min_optimality_and_work_conservation(case: Case) -> None:
         assert bottlenecks, f"{k} is held without a bottleneck pool"
 
 
-@settings(max_examples=200, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@settings(max_examples=examples(200), deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(cases())
 def test_agrees_with_exact_fractions(case: Case) -> None:
     result = run(case)
@@ -165,7 +166,7 @@ def test_agrees_with_exact_fractions(case: Case) -> None:
         assert close(result.lanes[k].admission, float(admit[i])), (k, result.lanes[k], admit[i])
 
 
-@settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@settings(max_examples=examples(40), deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(cases(max_dest=4, max_lanes=2))
 def test_agrees_with_successive_linear_programs(case: Case) -> None:
     result = run(case)
@@ -175,7 +176,7 @@ def test_agrees_with_successive_linear_programs(case: Case) -> None:
         assert close(result.lanes[k].admission, admit[i], 1e-6), (k, result.lanes[k], admit[i])
 
 
-@settings(max_examples=300, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@settings(max_examples=examples(300), deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(cases())
 def test_idle_lanes_never_take_capacity_active_lanes_could_use(case: Case) -> None:
     """Admission serves active lanes (demand > 0) first: an active lane below its limit has a
@@ -202,7 +203,7 @@ def check_invariants(case: Case, result: Allocation) -> None:
             assert used <= case.problem.capacity[p] * (1 + TOL), (p, used)
 
 
-@settings(max_examples=1500, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@settings(max_examples=examples(1500), deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(wide_cases())
 def test_invariants_over_the_whole_documented_range(case: Case) -> None:
     """Σ allocation × cost ≤ capacity × (1 + 1e-9) in every pool (admission too), allocation ≤
@@ -210,7 +211,7 @@ def test_invariants_over_the_whole_documented_range(case: Case) -> None:
     check_invariants(case, run(case))
 
 
-@settings(max_examples=500, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@settings(max_examples=examples(500), deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(wide_cases(max_dest=3, max_lanes=2))
 def test_agrees_with_exact_fractions_over_the_whole_documented_range(case: Case) -> None:
     result = run(case)

@@ -25,6 +25,7 @@ from arklow_pulumi.core.deciding import (
 from arklow_pulumi.core.policy import DEFAULT_POLICY, Move, ScalePolicy
 from arklow_pulumi.core.topology import Topology, frozen_map
 from tests.builders import dest, lane, pool, target, topo
+from tests.hypothesis_profiles import examples
 
 P = TargetId("p", "g")
 
@@ -355,7 +356,7 @@ def scenarios(draw: st.DrawFn) -> tuple[Topology, dict[str, float], dict[TargetI
     return t, {"a/x": draw(st.integers(0, 2000)) / 4}, observed, history
 
 
-@settings(max_examples=300)
+@settings(max_examples=examples(300))
 @given(scenarios())
 def test_bounds_are_never_left(
     case: tuple[Topology, Mapping[str, float], Mapping[TargetId, Observed],

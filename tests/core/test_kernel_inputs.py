@@ -19,6 +19,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from tests import reference_filling as oracle
+from tests.hypothesis_profiles import examples
 
 REFUSED = (ValueError, TypeError)
 BAD_NUMBERS: list[Any] = [
@@ -201,7 +202,7 @@ NUMBERS = st.floats(allow_nan=True, allow_infinity=True) | st.integers(-5, 5) | 
 VALUES = st.recursive(NUMBERS, lambda inner: st.lists(inner, max_size=4) | st.tuples(inner, inner), max_leaves=8)  # fmt: skip
 
 
-@settings(max_examples=2000, deadline=None)
+@settings(max_examples=examples(2000), deadline=None)
 @given(
     weights=st.lists(NUMBERS, max_size=5) | VALUES,
     limits=st.lists(NUMBERS, max_size=5) | VALUES,
@@ -244,7 +245,7 @@ def test_hostile_inputs_raise_or_fill_like_the_oracle(
             assert repr(got) == repr(oracle.allocate(ws, ls, plain, cs, ks, admission))
 
 
-@settings(max_examples=300, deadline=None)
+@settings(max_examples=examples(300), deadline=None)
 @given(st.lists(st.floats(1e-6, 1e6), min_size=1, max_size=50), st.data())
 def test_a_bad_value_anywhere_is_refused(weights: list[float], data: st.DataObject) -> None:
     n = len(weights)

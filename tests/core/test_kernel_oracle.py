@@ -16,6 +16,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from tests import reference_filling as oracle
+from tests.hypothesis_profiles import examples
 
 Problem = tuple[
     list[float], list[float], list[tuple[tuple[int, float], ...]], list[float], list[float]
@@ -76,19 +77,19 @@ def same_allocate(problem: Problem, admission: bool = True) -> None:
     assert [hexes(column) for column in got] == [hexes(column) for column in want]
 
 
-@settings(max_examples=3000, deadline=None)
+@settings(max_examples=examples(3000), deadline=None)
 @given(problems())
 def test_fill_is_the_oracle_bit_for_bit(problem: Problem) -> None:
     same_fill(problem)
 
 
-@settings(max_examples=1500, deadline=None)
+@settings(max_examples=examples(1500), deadline=None)
 @given(problems(), st.booleans())
 def test_allocate_is_the_oracle_bit_for_bit(problem: Problem, admission: bool) -> None:
     same_allocate(problem, admission)
 
 
-@settings(max_examples=500, deadline=None)
+@settings(max_examples=examples(500), deadline=None)
 @given(problems(limits_from=LIMITS), st.booleans())
 def test_allocate_without_limits_is_the_oracle_bit_for_bit(
     problem: Problem, admission: bool
@@ -96,7 +97,7 @@ def test_allocate_without_limits_is_the_oracle_bit_for_bit(
     same_allocate(problem, admission)
 
 
-@settings(max_examples=500, deadline=None)
+@settings(max_examples=examples(500), deadline=None)
 @given(
     problems(WIDE_FACTORS, WIDE_AMOUNTS, WIDE_AMOUNTS, limits_from=WIDE_AMOUNTS | st.just(math.inf))
 )
@@ -105,7 +106,7 @@ def test_the_whole_domain_the_kernel_accepts(problem: Problem) -> None:
     same_allocate(problem)
 
 
-@settings(max_examples=1500, deadline=None)
+@settings(max_examples=examples(1500), deadline=None)
 @given(
     level=st.sampled_from([1e-9, 1 / 3, 1.0, 7.25, 1e3]) | st.floats(1e-6, 1e3),
     scales=st.lists(st.integers(-3, 3), min_size=1, max_size=30),
@@ -123,7 +124,7 @@ def test_many_ties(level: float, scales: list[int], m: int, cost: float, capacit
     same_fill((weights, caps, lane_pools, caps, [capacity] * m))
 
 
-@settings(max_examples=300, deadline=None)
+@settings(max_examples=examples(300), deadline=None)
 @given(
     heavy=st.lists(st.sampled_from([1e6, 1e5, 3e5]), min_size=1, max_size=40),
     light=st.lists(st.sampled_from([1e-6, 1e-5, 3e-6]), min_size=1, max_size=40),

@@ -55,7 +55,7 @@ def test_t2_join_again_is_a_no_op_and_moves_between_shared_pools() -> None:
     assert rules.join(t, "a", "shared") is t
     t = rules.add_pool(t, Pool("shared2", "gpu"))
     t = rules.join(t, "a", "shared2")
-    assert t.pool_of("a", "gpu") == "shared2" and t.members("shared") == ()
+    assert t.memberships[("a", "gpu")] == "shared2" and t.members("shared") == ()
     assert "shared" in t.pools  # declared pools stay when empty
 
 
@@ -69,8 +69,8 @@ def test_t3_join_pool_of_unrelated_resource_is_refused() -> None:
 def test_t4_leave_gives_new_standalone_pool_and_keeps_others() -> None:
     t = rules.join(rules.join(base(), "a", "shared"), "b", "shared")
     t = rules.leave(t, "a", "shared")
-    assert t.pool_of("a", "gpu") == "a/gpu" and t.is_standalone("a/gpu")
-    assert t.pool_of("a", "quota") == "a/quota"
+    assert t.memberships[("a", "gpu")] == "a/gpu" and t.is_standalone("a/gpu")
+    assert t.memberships[("a", "quota")] == "a/quota"
     assert t.members("shared") == ("b",)
 
 
@@ -93,7 +93,7 @@ def test_t5_standalone_pool_with_target_survives_its_owner_leaving() -> None:
     t = rules.join(t, "a", "shared")
     assert "a/gpu" in t.pools and t.members("a/gpu") == ()
     t = rules.leave(t, "a", "shared")  # new standalone pool needs a fresh name
-    assert t.pool_of("a", "gpu") == "a/gpu.2"
+    assert t.memberships[("a", "gpu")] == "a/gpu.2"
 
 
 def test_t6_pool_with_targets_cannot_be_deleted() -> None:
@@ -106,7 +106,7 @@ def test_t6_pool_with_targets_cannot_be_deleted() -> None:
 
 def test_deleting_a_pool_returns_members_to_standalone_pools() -> None:
     t = rules.remove_pool(rules.join(base(), "b", "shared"), "shared")
-    assert t.pool_of("b", "gpu") == "b/gpu"
+    assert t.memberships[("b", "gpu")] == "b/gpu"
 
 
 def test_t7_join_another_destinations_standalone_pool() -> None:
@@ -201,7 +201,7 @@ def test_standalone_pool_joined_by_others_outlives_its_owner_then_is_collected()
     t = rules.remove_destination(t, "a")
     assert t.members("a/gpu") == ("b",)
     t = rules.leave(t, "b", "a/gpu")
-    assert "a/gpu" not in t.pools and t.pool_of("b", "gpu") == "b/gpu"
+    assert "a/gpu" not in t.pools and t.memberships[("b", "gpu")] == "b/gpu"
 
 
 def test_standalone_pool_with_target_outlives_its_owner_until_detached() -> None:

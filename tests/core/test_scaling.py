@@ -6,10 +6,7 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from arklow_pulumi.core.scaling import (
-    desired_replicas,
-    replicas_for,
-)
+from arklow_pulumi.core.scaling import desired_replicas
 from arklow_pulumi.core.topology import GroupRef, ScaleTarget
 
 
@@ -82,9 +79,9 @@ def test_desired_replicas_with_static_capacity(
     assert desired_replicas(demand, headroom, targets, static) == expected
 
 
-def test_replicas_for_tolerates_float_noise() -> None:
-    assert replicas_for(0.1 * 3, 0.1) == 3
-    assert replicas_for(3.0000001, 1) == 4
+def test_whole_replicas_tolerate_float_noise() -> None:
+    assert desired_replicas(0.1 * 3, 0.0, [T(0, 100, 0.1)]) == (3,)  # 0.30000000000000004 / 0.1
+    assert desired_replicas(3.0000001, 0.0, [T(0, 100)]) == (4,)  # more than noise: one more
 
 
 @given(

@@ -16,6 +16,7 @@ from hypothesis import strategies as st
 from arklow_pulumi.core.scaling import desired_for_pools, desired_replicas, pool_sizings
 from arklow_pulumi.core.topology import GroupRef, ScaleTarget
 from tests import reference_scaling as oracle
+from tests.hypothesis_profiles import examples
 
 ODD = [0.0, 5e-324, 1e-9, 0.1, 1 / 3, 1.0, 7.25, 1e6, 1e12]
 DEMANDS = st.sampled_from(ODD) | st.floats(0, 1e7) | st.integers(0, 10_000).map(float)
@@ -36,7 +37,7 @@ def targets(draw: st.DrawFn) -> tuple[ScaleTarget, ...]:
     return tuple(out)
 
 
-@settings(max_examples=3000, deadline=None)
+@settings(max_examples=examples(3000), deadline=None)
 @given(st.lists(st.tuples(DEMANDS, HEADROOMS, STATICS, targets()), max_size=6))
 def test_the_kernel_decides_as_the_oracle(
     pools: list[tuple[float, float, float, tuple[ScaleTarget, ...]]],
@@ -89,7 +90,7 @@ def test_what_the_kernel_cannot_decide_is_refused(pools: Any, demands: Any, erro
         Sizings(pools).desired(demands)
 
 
-@settings(max_examples=500, deadline=None)
+@settings(max_examples=examples(500), deadline=None)
 @given(
     st.lists(
         st.one_of(st.none(), st.floats(), st.integers(), st.text(), st.tuples(st.floats())),

@@ -10,9 +10,10 @@ from arklow_pulumi.reading.parsing import parse_topology
 from arklow_pulumi.reading.spec import build_topology
 from tests.builders import dest, lane, pool, target, topo
 from tests.core.test_allocation_properties import Case, close, pool_usage, wide_cases
+from tests.hypothesis_profiles import examples
 
 
-@settings(max_examples=400, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@settings(max_examples=examples(400), deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(wide_cases())
 def test_over_the_whole_documented_range(case: Case) -> None:
     # pools without targets reach their static capacity: the servable demand of each pool is

@@ -17,7 +17,7 @@ import pytest
 
 from tests.e2e.pulumi_cli import ARKLOW, MISSING_ENGINE, REPO, TOOLS_BIN, VENV, engine_available
 
-pytestmark = pytest.mark.e2e
+pytestmark = [pytest.mark.e2e, pytest.mark.timeout(2400)]  # the day itself may take 1800 s
 
 TICK_S = 1800
 JOIN_S = 12 * 3600

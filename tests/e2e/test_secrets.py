@@ -17,6 +17,8 @@ import pytest
 
 from tests.e2e.pulumi_cli import Stack
 
+pytestmark = pytest.mark.e2e
+
 MakeStack = Callable[..., Stack]
 POOL: dict[str, Any] = {"name": "gpu-pool", "resource": "gpu", "members": ["search"]}
 TOPOLOGY: dict[str, Any] = {

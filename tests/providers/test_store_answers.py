@@ -15,7 +15,7 @@ from arklow_pulumi.store import service
 from tests.providers.conftest import make_asg
 from tests.providers.test_scale_targets import target
 
-READS = ("get_destination", "get_pool", "get_target", "membership_view", "get_membership")
+READS = ("get_destination", "get_pool", "get_target", "membership_view")
 LANES = [{"name": "l", "limit": 4.0, "weight": 1.0, "cost": None}]
 
 

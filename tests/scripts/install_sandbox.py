@@ -137,10 +137,9 @@ def check_a_stopped_build_leaves_no_lock_and_no_half_build(box: Sandbox) -> None
     for pid in Path(f"{box.log}.pids").read_text().split():  # the compile it started is stopped
         assert _ends(int(pid)), f"go (pid {pid}) still runs"
     # and the next install does not wait for anything
-    started = time.monotonic()
     code, _, err = finish(box.start())
     assert code == 0, err
-    assert time.monotonic() - started < 20 and "waiting" not in err
+    assert "waiting" not in err
 
 
 def _ends(pid: int, within: float = 10.0) -> bool:

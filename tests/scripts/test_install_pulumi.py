@@ -10,7 +10,6 @@ from __future__ import annotations
 
 import os
 import shutil
-import time
 from pathlib import Path
 
 import pytest
@@ -103,9 +102,8 @@ def test_a_stopped_build_leaves_no_lock_and_no_half_build(box: Sandbox) -> None:
 
 def test_a_cached_build_takes_the_lock_briefly(box: Sandbox) -> None:
     assert finish(box.start())[0] == 0
-    started = time.monotonic()
     code, out, err = finish(box.start())
     assert code == 0, err
-    assert "cached build in" in out and box.builds() == 1
-    assert time.monotonic() - started < 10
+    assert "cached build in" in out and box.builds() == 1  # no second build under the lock
+    assert "waiting" not in err
     assert os.access(box.cache / ".lock", os.R_OK)

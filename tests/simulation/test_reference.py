@@ -21,6 +21,7 @@ from arklow_pulumi.simulation.policies import FAIR, SINGLE_TICK
 from arklow_pulumi.simulation.simulating import Scenario, run, switch_tick
 from arklow_pulumi.simulation.tracing import parse_trace
 from tests.builders import topo
+from tests.hypothesis_profiles import examples
 from tests.simulation.reference_simulation import Figures, replay
 
 RESOURCES = ("cpu", "gpu")
@@ -171,11 +172,17 @@ def compare(got: Any, want: Figures, hours: float, tick: float) -> None:
             assert getattr(resource, figure) == pytest.approx(total, **approx), (name, figure)
 
 
+# Each example simulates a trace under several policies and replays it: 100 take minutes (more on
+# a busy machine), so the dev profile runs a tenth, and the tests have a longer limit.
 SETTINGS = settings(
-    max_examples=100, deadline=None, suppress_health_check=[HealthCheck.too_slow], derandomize=True
+    max_examples=examples(100, dev=10),
+    deadline=None,
+    suppress_health_check=[HealthCheck.too_slow],
+    derandomize=True,
 )
 
 
+@pytest.mark.timeout(1200)
 @SETTINGS
 @given(st.data())
 def test_simulator_is_the_documented_clock(data: st.DataObject) -> None:
@@ -193,6 +200,7 @@ def test_simulator_is_the_documented_clock(data: st.DataObject) -> None:
     compare(results["single-tick"], replay(t, rows, tick, delay, single_tick=True), hours, tick)
 
 
+@pytest.mark.timeout(1200)
 @SETTINGS
 @given(st.data())
 def test_change_at_is_the_documented_switch(data: st.DataObject) -> None:

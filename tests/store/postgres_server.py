@@ -25,6 +25,9 @@ import pytest
 
 URL_ENV = "ARKLOW_TEST_POSTGRES_URL"
 SKIP_ENV = "ARKLOW_TEST_SKIP_POSTGRES"
+# `make check` runs only the tests that need no PostgreSQL: there a test that asks for the cluster
+# without its marker fails, instead of starting one.
+ABSENT_ENV = "ARKLOW_TEST_NO_POSTGRES"
 
 
 @dataclass
@@ -86,6 +89,12 @@ def _bin_dir() -> Path | None:
 
 
 def _start() -> Cluster:
+    if os.environ.get(ABSENT_ENV) == "1":
+        pytest.fail(
+            f"{ABSENT_ENV}=1 (make check): this test uses PostgreSQL, so it needs "
+            "@pytest.mark.postgres",
+            pytrace=False,
+        )
     url = os.environ.get(URL_ENV)
     if url:
         return Cluster(admin_url=url.replace("postgresql://", "postgresql+psycopg://", 1))

@@ -12,8 +12,9 @@ from sqlalchemy import Engine, create_engine, text
 
 from arklow_pulumi.store import open_store
 from arklow_pulumi.store.engine import SCHEMA_REVISION, close_stores, normalize_url
-from arklow_pulumi.store.runtime import demand_trace, history_rows, load_snapshot
+from arklow_pulumi.store.runtime import demand_trace, load_snapshot
 from tests.store.migrating import migrate
+from tests.store.runtime_reads import history_rows
 
 # (tick, at, lane, demand) in id order, as ticks wrote them at 0004: a tick's rows together, a
 # lane twice in one tick (its later row is its newer), exact floats, a tick with one lane only.

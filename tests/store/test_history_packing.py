@@ -20,7 +20,7 @@ from hypothesis import strategies as st
 from sqlalchemy import delete, func, select, text
 
 from arklow_pulumi.store import Store, open_store, runtime
-from arklow_pulumi.store.demand_history import forget_lanes
+from arklow_pulumi.store.demand_history import LANES as HISTORY_LANES
 from arklow_pulumi.store.engine import close_stores
 from arklow_pulumi.store.history_packing import (
     lanes_in,
@@ -31,16 +31,15 @@ from arklow_pulumi.store.history_packing import (
 )
 from arklow_pulumi.store.runtime import (
     HISTORY,
-    HISTORY_LANES,
     Lease,
     TickRecord,
     acquire_lease,
     demand_trace,
-    history_rows,
     load_snapshot,
-    prune_history,
     write_tick,
 )
+from tests.hypothesis_profiles import examples
+from tests.store.runtime_reads import forget_lanes, history_rows, prune_history
 
 Tick = tuple[int, float, list[tuple[str, float]]]  # (tick, at, rows)
 
@@ -141,7 +140,9 @@ def test_a_torn_blob_is_refused() -> None:
 
 
 @settings(
-    max_examples=60, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture]
+    max_examples=examples(60),
+    deadline=None,
+    suppress_health_check=[HealthCheck.function_scoped_fixture],
 )
 @given(ticks=TICKS, since=st.sampled_from([-1.0, 0.0, 15.0, 20.0, 55.5, 99.0]))
 def test_trace_latest_and_count_equal_the_reference(
@@ -163,7 +164,9 @@ def test_trace_latest_and_count_equal_the_reference(
 
 
 @settings(
-    max_examples=40, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture]
+    max_examples=examples(40),
+    deadline=None,
+    suppress_health_check=[HealthCheck.function_scoped_fixture],
 )
 @given(ticks=TICKS, before=st.sampled_from([0.0, 10.0, 25.0, 60.0]), batch=st.integers(1, 12))
 def test_prune_batches_equal_the_reference(

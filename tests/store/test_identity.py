@@ -89,7 +89,8 @@ def test_pools_and_memberships_adopt_and_conflict_by_stack(store: Store) -> None
     again = claim("PoolMembership", "p:a")
     svc.join(store, "a", "p", again)  # an interrupted create retried: adopted
     svc.leave(store, "a", "p", first.create_id)  # stale: nothing happens
-    assert svc.get_membership(store, "a", "p") == "gpu"
+    view = svc.membership_view(store, "a", "p")
+    assert view is not None and view.resource == "gpu"
     svc.create_pool(store, Pool("q", "gpu"), claim("Pool", "q", PROD))
     with pytest.raises(TopologyRuleViolation, match="stack 'dev'"):
         svc.join(store, "a", "q", claim("PoolMembership", "q:a", PROD))

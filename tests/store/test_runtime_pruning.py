@@ -19,10 +19,9 @@ from arklow_pulumi.store.runtime import (
     HISTORY,
     TickRecord,
     acquire_lease,
-    history_rows,
-    prune_history,
     write_tick,
 )
+from tests.store.runtime_reads import history_rows, prune_history
 
 
 def test_prune_deletes_the_oldest_rows_through_the_index_on_at(tmp_path: Path) -> None:

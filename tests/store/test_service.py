@@ -50,8 +50,9 @@ def test_joining_a_pool_of_another_resource_is_refused_and_changes_nothing(store
     svc.create_pool(store, Pool("gpus", "gpu"))
     with pytest.raises(TopologyRuleViolation, match="does not draw from resource 'gpu'"):
         svc.join(store, "a", "gpus")
-    assert svc.get_membership(store, "a", "gpus") is None
-    assert svc.get_membership(store, "a", "a/cpu") == "cpu"
+    assert svc.membership_view(store, "a", "gpus") is None
+    view = svc.membership_view(store, "a", "a/cpu")
+    assert view is not None and view.resource == "cpu"
 
 
 def test_leaving_the_last_pool_gives_a_new_standalone_pool(store: Store) -> None:
@@ -230,5 +231,5 @@ def test_declaring_a_standalone_pool_adopts_it_with_its_targets_and_keeps_it_whe
     svc.leave(store, "b", "a/gpu")
     topo = svc.load_topology(store)
     assert "a/gpu" in topo.pools and topo.members("a/gpu") == ()  # declared pools stay
-    assert topo.pool_of("a", "gpu") == "a/gpu.2"
+    assert topo.memberships[("a", "gpu")] == "a/gpu.2"
     assert violations(topo) == []

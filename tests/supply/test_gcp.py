@@ -420,14 +420,10 @@ def test_endpoint_without_scheme_is_a_clear_permanent_error(compute: ComputeServ
 
 
 def test_tls_to_a_plain_http_server_is_permanent_and_not_retried(compute: ComputeServer) -> None:
-    import time
-
     supply = GcpMigSupply(compute.url.replace("http://", "https://"), RetryPolicy(deadline=30.0))
-    start = time.monotonic()
     with pytest.raises(PermanentSupplyError, match="TLS handshake") as info:
         supply.describe([zonal("web")])
-    assert time.monotonic() - start < 5.0
-    assert supply.api_calls["migs.get"] == 1
+    assert supply.api_calls["migs.get"] == 1  # one attempt: not retried
     import requests
 
     assert isinstance(info.value.__cause__, requests.exceptions.SSLError)

@@ -16,6 +16,7 @@ from arklow_pulumi.supply import (
     GroupState,
     InMemorySupply,
     OutOfBounds,
+    PassReport,
     PolicyConflict,
     ReplicaLimits,
     RetryPolicy,
@@ -329,13 +330,27 @@ def test_a_failing_partition_does_not_hide_the_others() -> None:
     assert set(report.changed) == set(asgs) | (set(migs) - failed)
 
 
+def plan_lines(report: PassReport) -> list[str]:
+    """One line per group of a dry run's report that would change or is refused, by group."""
+    writes = {r: p for r, p in report.plans.items() if p.method != "unchanged"}
+    lines = []
+    for ref in sorted({*writes, *report.failed}):
+        plan = writes.get(ref)
+        if plan is None:
+            lines.append(f"refuse {ref}: {report.failed[ref]}")
+            continue
+        window = f" window {list(plan.window)}" if plan.window else ""
+        lines.append(f"{plan.method} {ref}: {plan.previous} -> {plan.desired}{window}")
+    return lines
+
+
 def test_dry_run_returns_the_plan_and_writes_nothing() -> None:
     refs = [GroupRef("aws_asg", f"g{k}", region=REGION) for k in range(4)]
     memory = InMemorySupply([GroupState(r, 2, 2, min=1, max=5) for r in refs])
     decisions = {refs[0]: 2, refs[1]: 4, refs[2]: 9, refs[3]: 1}
     report = reconcile_pass(SupplyRouter.of(memory), decisions, dry_run=True)
     assert memory.calls["write"] == 0 and report.set_calls == 0 and not report.changed
-    assert report.plan_lines() == [
+    assert plan_lines(report) == [
         f"set_desired_capacity aws_asg:{REGION}/g1: 2 -> 4",
         f"refuse aws_asg:{REGION}/g2: " + str(report.failed[refs[2]]),
         f"set_desired_capacity aws_asg:{REGION}/g3: 2 -> 1",

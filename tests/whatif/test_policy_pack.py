@@ -18,6 +18,8 @@ from arklow_pulumi.store.engine import close_stores
 from tests.e2e.pulumi_cli import MISSING_ENGINE, REPO, Stack, engine_available, write_project
 from tests.whatif.stacking import BEFORE, HISTORY, fill_history, fill_store, moved
 
+pytestmark = pytest.mark.e2e
+
 QUIET = "lane quiet/q: held share 0.00% -> 37.50%"
 
 
