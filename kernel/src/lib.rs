@@ -1,4 +1,5 @@
-//! `arklow_kernel`: the progressive-filling kernel of arklow-pulumi's allocation engine.
+//! `arklow_pulumi.core._kernel`: the progressive-filling kernel of arklow-pulumi's allocation
+//! engine, built by maturin into the package itself (`pyproject.toml`, `[tool.maturin]`).
 //!
 //! One Python class, [`Network`]: a topology's lanes (weights, limits, `(pool, cost)`
 //! incidences) checked and copied once, then filled per tick (`fill`, or `allocate`: the
@@ -445,7 +446,7 @@ fn failed(err: &'static str) -> PyErr {
 /// Weights and costs must lie in [1e-30, 1e30], limits in [0, +inf], pool indices in
 /// [0, pools); anything else raises `ValueError` or `TypeError`. Demands and capacities handed
 /// to its methods must lie in [0, 1e60], caps in [0, +inf].
-#[pyclass(frozen, module = "arklow_kernel")]
+#[pyclass(frozen, module = "arklow_pulumi.core._kernel")]
 struct Network {
     net: Net,
 }
@@ -605,7 +606,7 @@ impl Network {
 /// capacity in [0, 1e60] and each target a `(units_per_replica, min_replicas, max_replicas)`
 /// (units in [1e-30, 1e30], counts whole in [0, 1e9], min <= max). Anything else raises
 /// `ValueError` or `TypeError`.
-#[pyclass(frozen, module = "arklow_kernel")]
+#[pyclass(frozen, module = "arklow_pulumi.core._kernel")]
 struct Sizings {
     pools: Vec<sizing::PoolSizing>,
 }
@@ -710,7 +711,9 @@ impl Sizings {
 }
 
 #[pymodule]
-fn arklow_kernel(m: &Bound<'_, PyModule>) -> PyResult<()> {
+fn _kernel(m: &Bound<'_, PyModule>) -> PyResult<()> {
+    // The distribution's version: pyproject.toml takes it from this crate's Cargo.toml.
+    m.add("__version__", env!("CARGO_PKG_VERSION"))?;
     m.add_class::<Network>()?;
     m.add_class::<Sizings>()?;
     m.add("MAX_COUNT", MAX_COUNT)?;
