@@ -6,13 +6,17 @@ PYTHON ?= python3
 VENV   := .venv
 BIN    := $(VENV)/bin
 PIP    := $(BIN)/python -m pip install --quiet --disable-pip-version-check
-# Each stamp says what the venv holds: the kernel; what `make run` runs (the package with the
-# extras of the main job, pyproject.toml); what `make test` runs (every extra and the test tools).
-KERNEL := $(VENV)/.installed-kernel
+# Each stamp says what the venv holds: what `make run` runs (the package, its Rust kernel compiled
+# in, with the extras of the main job and the policy pack, pyproject.toml); what `make test` runs
+# (every extra and the test tools).
 RUNS   := $(VENV)/.installed-run
 TESTS  := $(VENV)/.installed-test
-RUN_EXTRAS := gcp,charts,local-clouds
+RUN_EXTRAS := gcp,charts,local-clouds,policy
 TOOLS_PATH := PATH="$(CURDIR)/.tools/bin:$(CURDIR)/$(BIN):$$PATH"
+# The package is one distribution with its Rust kernel (kernel/, PyO3): the editable install has
+# maturin (through pip; cargo fetches the crates) compile it into arklow_pulumi/, so the package is
+# installed again whenever the kernel's source changes.
+KERNEL_SOURCES := kernel/Cargo.toml kernel/Cargo.lock $(wildcard kernel/src/*.rs)
 
 .PHONY: run test check lint unit engine bench soak clean docs-outputs
 
@@ -30,27 +34,20 @@ check: lint
 	HYPOTHESIS_PROFILE=dev ARKLOW_TEST_NO_ENGINE=1 ARKLOW_TEST_NO_POSTGRES=1 ARKLOW_SKIP_PROMTOOL=1 \
 		$(BIN)/pytest -q -m "not e2e and not postgres" -p no:cacheprovider
 
-# The filling kernel (kernel/, Rust, built by maturin through pip; cargo fetches its crates) is a
-# required dependency of the package, so it is installed first, and again when its source changes.
-$(KERNEL): kernel/pyproject.toml kernel/Cargo.toml kernel/Cargo.lock $(wildcard kernel/src/*.rs)
-	@echo "make: building the kernel and installing Python packages into $(VENV) (first time: minutes)"
-	test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
+$(BIN)/python:
+	@echo "make: creating $(VENV); the first install compiles the kernel (minutes)"
+	$(PYTHON) -m venv $(VENV)
 	$(PIP) --upgrade pip
-	$(PIP) --force-reinstall --no-deps ./kernel
-	touch $@
 
-$(RUNS): pyproject.toml $(KERNEL)
+$(RUNS): pyproject.toml $(KERNEL_SOURCES) | $(BIN)/python
 	$(PIP) -e ".[$(RUN_EXTRAS)]"
 	touch $@
 
 # The test extra holds every other one, so a venv made for the tests also runs `make run`. The
 # lint and test tools are pinned to exact versions (constraints/tools.txt): a new release changes
 # nothing until that file does.
-$(TESTS): pyproject.toml policy/requirements.txt constraints/tools.txt $(KERNEL)
+$(TESTS): pyproject.toml constraints/tools.txt $(KERNEL_SOURCES) | $(BIN)/python
 	$(PIP) -e ".[test]" -c constraints/tools.txt
-	# The policy pack's requirements (policy/requirements.txt): its SDK pins an older protobuf than
-	# google-cloud-compute needs and works with the newer one, so without its dependencies.
-	$(PIP) --no-deps -r policy/requirements.txt
 	touch $@ $(RUNS)
 
 engine:

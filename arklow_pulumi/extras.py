@@ -2,10 +2,11 @@
 
 Not everyone uses every part: GCP managed instance groups need ``google-cloud-compute`` (extra
 ``gcp``), a PostgreSQL store the ``psycopg`` driver (``postgres``), the charts of the main job's
-report and of ``arklow simulate --chart`` matplotlib (``charts``), and the local clouds of ``arklow
-dev clouds`` and ``make run`` a moto server (``local-clouds``). The code that needs one calls
-:func:`require` where it is about to use it, before importing it, so that a missing part is one
-line naming the extra to install, not a traceback from deep inside.
+report and of ``arklow simulate --chart`` matplotlib (``charts``), the local clouds of ``arklow
+dev clouds`` and ``make run`` a moto server (``local-clouds``), and the policy pack (``policy/``,
+``pulumi preview --policy-pack policy``) ``pulumi-policy`` (``policy``). The code that needs one
+calls :func:`require` where it is about to use it, before importing it, so that a missing part is
+one line naming the extra to install, not a traceback from deep inside.
 """
 
 from __future__ import annotations
@@ -20,7 +21,10 @@ EXTRAS: dict[str, tuple[str, str]] = {
     "postgres": ("psycopg", "psycopg"),
     "charts": ("matplotlib", "matplotlib"),
     "local-clouds": ("moto", "moto"),
+    "policy": ("pulumi_policy", "pulumi-policy"),
 }
+# The extras `make run` installs (the Makefile's RUN_EXTRAS); `make test` installs every one.
+MAKE_RUN_EXTRAS = frozenset({"gcp", "charts", "local-clouds", "policy"})
 
 
 # What `make run` installs (the Makefile's RUN_EXTRAS; tests/test_extras.py keeps them equal);
@@ -37,8 +41,14 @@ class MissingExtra(ArklowError):
         makes = "make run and make test install it" if extra in MAKE_RUN else "make test does"
         super().__init__(
             f"{needed_by} needs {package}, which is optional: "
-            f"pip install 'arklow-pulumi[{extra}]' ({makes})"
+            f"pip install 'arklow-pulumi[{extra}]' ({_made_by(extra)})"
         )
+
+
+def _made_by(extra: str) -> str:
+    if extra in MAKE_RUN_EXTRAS:
+        return "make run and make test install it"
+    return "make test installs it"
 
 
 def installed(extra: str) -> bool:

@@ -15,7 +15,16 @@ Nothing to compare (no store yet, no demand history) is one advisory note, not a
 
 from __future__ import annotations
 
+import sys
 from typing import Any
+
+from arklow_pulumi.extras import MissingExtra, require
+
+try:
+    require("policy", "the policy pack (pulumi preview --policy-pack policy)")
+except MissingExtra as missing:
+    print(f"error: {missing}", file=sys.stderr)
+    raise SystemExit(2) from None
 
 from pulumi_policy import (
     EnforcementLevel,

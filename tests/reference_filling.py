@@ -1,5 +1,5 @@
-"""The progressive filling in plain Python: the oracle the Rust kernel (``arklow_kernel``) is held
-equal to, bit for bit, by ``tests/core/test_kernel_oracle.py``.
+"""The progressive filling in plain Python: the oracle the Rust kernel
+(``arklow_pulumi.core._kernel``) is held equal to, bit for bit, by ``tests/core/test_kernel_oracle.py``.
 
 The same steps as ``kernel/src/lib.rs`` with the same floating-point operations in the same order
 (Rust contracts nothing into fused multiply-adds), so both give the same doubles: the algorithm and

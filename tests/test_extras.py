@@ -11,7 +11,7 @@ from pathlib import Path
 
 import pytest
 
-from arklow_pulumi.extras import EXTRAS, MAKE_RUN, MissingExtra, installed, require
+from arklow_pulumi.extras import EXTRAS, MAKE_RUN_EXTRAS, MissingExtra, installed, require
 from tests.e2e.pulumi_cli import REPO
 
 
@@ -57,10 +57,10 @@ def test_a_missing_extra_is_one_line_naming_it(
     cwd = REPO if args[:2] == ["dev", "clouds"] else tmp_path
     result = arklow_without(EXTRAS[extra][0], *args, cwd=cwd)
     package = EXTRAS[extra][1]
-    makes = "make test does" if extra == "postgres" else "make run and make test install it"
+    made = "make test installs it" if extra == "postgres" else "make run and make test install it"
     assert result.stderr == (
         f"error: {needed_by} needs {package}, which is optional: "
-        f"pip install 'arklow-pulumi[{extra}]' ({makes})\n"
+        f"pip install 'arklow-pulumi[{extra}]' ({made})\n"
     )
     assert result.returncode == 2
     assert "s3cret" not in result.stderr
@@ -90,9 +90,24 @@ def test_every_extra_is_declared_in_pyproject() -> None:
                for req in declared["test"])
 
 
-def test_the_make_run_the_message_names_is_the_makefiles() -> None:
-    """The message's install step is true: `make run` installs the Makefile's RUN_EXTRAS."""
-    line = next(
-        ln for ln in (REPO / "Makefile").read_text().splitlines() if ln.startswith("RUN_EXTRAS")
+def test_the_extras_make_run_is_said_to_install_are_the_makefiles() -> None:
+    """The message says which make target installs an extra: `make run` installs RUN_EXTRAS."""
+    (line,) = [x for x in (REPO / "Makefile").read_text().splitlines() if x.startswith("RUN_EXTRAS")]
+    assert set(line.split(":=")[1].strip().split(",")) == MAKE_RUN_EXTRAS
+
+
+def test_the_policy_pack_without_its_extra_is_one_line(tmp_path: Path) -> None:
+    program = (
+        "import runpy, sys\n"
+        "sys.modules['pulumi_policy'] = None\n"
+        f"runpy.run_path({str(REPO / 'policy')!r}, run_name='__main__')\n"
     )
-    assert frozenset(line.split(":=")[1].strip().split(",")) == MAKE_RUN
+    result = subprocess.run(
+        [sys.executable, "-c", program], cwd=tmp_path, capture_output=True, text=True,
+        timeout=120, check=False,
+    )
+    assert result.stderr == (
+        "error: the policy pack (pulumi preview --policy-pack policy) needs pulumi-policy, which "
+        "is optional: pip install 'arklow-pulumi[policy]' (make run and make test install it)\n"
+    )
+    assert result.returncode == 2

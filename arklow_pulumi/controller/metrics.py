@@ -64,11 +64,12 @@ def _distribution_version(name: str) -> str:
 
 
 def build_labels() -> dict[str, str]:
-    """What ``arklow_build_info`` says: the package's version, Python's, the filling kernel's."""
+    """What ``arklow_build_info`` says: the package's version, Python's, the filling kernel's (the
+    package's own: the kernel is compiled into it)."""
     return {
         "version": _distribution_version("arklow-pulumi"),
         "python": platform.python_version(),
-        "kernel": _distribution_version("arklow-kernel"),
+        "kernel": _distribution_version("arklow-pulumi"),
     }
 
 

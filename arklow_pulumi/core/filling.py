@@ -1,4 +1,5 @@
-"""Weighted progressive filling over many coupled pools, in the Rust kernel ``arklow_kernel``.
+"""Weighted progressive filling over many coupled pools, in the Rust kernel
+(``arklow_pulumi.core._kernel``).
 
 Every unfrozen lane ``i`` sits at ``weight[i] * t`` for one global level ``t`` that rises from 0.
 A lane freezes when it reaches its cap (event at ``t = cap / weight``) or when a pool it draws from
@@ -35,7 +36,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-from arklow_kernel import Network
+from arklow_pulumi.core._kernel import Network
 
 __all__ = ["Filling", "LanePools", "Network", "network", "progressive_fill"]
 

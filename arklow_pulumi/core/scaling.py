@@ -8,9 +8,9 @@ then rounded up by largest remainder only until the units are covered, so two eq
 needing 5 replicas get 3 + 2, not 3 + 3) within the target's ``[min_replicas, max_replicas]``.
 A pool without demand (no members, or idle) settles every target to its minimum.
 
-The rule runs in the Rust kernel (``kernel/src/sizing.rs``, ``arklow_kernel.Sizings``) beside the
-filling: a tick decides 1,000 pools and more, and in Python the rule alone cost a 10,000-lane
-allocation a fifth of its time. The Python oracle it is held to lives in the tests.
+The rule runs in the Rust kernel (``kernel/src/sizing.rs``, ``core._kernel.Sizings``) beside
+the filling: a tick decides 1,000 pools and more, and in Python the rule alone cost a
+10,000-lane allocation a fifth of its time. The Python oracle it is held to lives in the tests.
 
 Over time the controller smooths this decision with the scale policy
 (:mod:`arklow_pulumi.core.policy`, applied by :mod:`arklow_pulumi.core.deciding`).
@@ -20,8 +20,7 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Sequence
 
-from arklow_kernel import Sizings
-
+from arklow_pulumi.core._kernel import Sizings
 from arklow_pulumi.core.topology import ScaleTarget
 
 

@@ -1,12 +1,15 @@
-//! `arklow_kernel`: the progressive-filling kernel of arklow-pulumi's allocation engine.
+//! `arklow_pulumi.core._kernel`: the progressive-filling kernel of arklow-pulumi's allocation
+//! engine, built by maturin into the package itself (`pyproject.toml`, `[tool.maturin]`).
 //!
 //! One Python class, [`Network`]: a topology's lanes (weights, limits, `(pool, cost)`
 //! incidences) checked and copied once, then filled per tick (`fill`, or `allocate`: the
 //! allocation filling, both admission fillings and each pool's demand in one call). Every number
-//! handed in is copied into owned vectors and checked before any work starts; a bad one raises
-//! `ValueError` or `TypeError` naming it. The GIL is released only around pure Rust work on those
-//! owned copies. The filling's loops are bounded by the number of events (lane freezes, pool
-//! saturations, heap refreshes), and a guard turns a breach of that bound into a `RuntimeError`.
+//! handed in is copied into owned vectors and checked before any work starts (`copying.rs`); a bad
+//! one raises `ValueError` or `TypeError` naming it, one too large for the process's memory
+//! `MemoryError`, and a signal's handler (Ctrl-C) interrupts a long copy. The GIL is released
+//! only around pure Rust work on those owned copies. The filling's loops are bounded by the
+//! number of events (lane freezes, pool saturations, heap refreshes), and a guard turns a breach
+//! of that bound into a `RuntimeError`.
 //!
 //! The algorithm and its numerical care are described in `arklow_pulumi/core/filling.py`; the
 //! Python oracle it must equal to the bit is `tests/reference_filling.py`.
@@ -14,10 +17,13 @@
 use std::cmp::{Ordering, Reverse};
 use std::collections::BinaryHeap;
 
-use pyo3::exceptions::{PyOverflowError, PyRuntimeError, PyTypeError, PyValueError};
+use pyo3::exceptions::{PyRuntimeError, PyTypeError, PyValueError};
 use pyo3::prelude::*;
 
+mod copying;
 mod sizing;
+
+use copying::{check, filled, iterate, number, numbers, push, same_length, signals};
 
 /// Weights and costs lie in [MIN_FACTOR, MAX_FACTOR], demands and capacities in [0, MAX_AMOUNT]:
 /// wide margins around the documented ranges ([1e-6, 1e6] and [0, 1e12], capacities to 1e18)
@@ -373,64 +379,7 @@ fn allocate(
     })
 }
 
-// -- the Python edge: every input copied and checked before any work --------------------------
-
-fn number(item: &Bound<'_, PyAny>, name: &str, k: usize) -> PyResult<f64> {
-    item.extract::<f64>().map_err(|err| {
-        let py = item.py();
-        let message = format!("{name}[{k}]: expected a real number ({err})");
-        if err.is_instance_of::<PyOverflowError>(py) || err.is_instance_of::<PyValueError>(py) {
-            PyValueError::new_err(message)
-        } else if err.is_instance_of::<PyTypeError>(py) {
-            PyTypeError::new_err(message)
-        } else {
-            err // anything else an item's __float__ raised (KeyboardInterrupt...) goes through
-        }
-    })
-}
-
-fn check(value: f64, lo: f64, hi: f64, name: &str, k: usize) -> PyResult<f64> {
-    if value >= lo && value <= hi {
-        Ok(value + 0.0) // -0.0 becomes 0.0: no signed zero reaches a level or a heap key
-    } else {
-        Err(PyValueError::new_err(format!(
-            "{name}[{k}]: must be a finite number in [{lo:e}, {hi:e}] (got {value:e})"
-        )))
-    }
-}
-
-/// An owned copy of an iterable of numbers, each in [lo, hi] (one pass over it).
-fn numbers(obj: &Bound<'_, PyAny>, name: &str, lo: f64, hi: f64) -> PyResult<Vec<f64>> {
-    let mut out = Vec::new();
-    for (k, item) in iterate(obj, name)?.enumerate() {
-        out.push(check(number(&item?, name, k)?, lo, hi, name, k)?);
-    }
-    Ok(out)
-}
-
-fn iterate<'py>(
-    obj: &Bound<'py, PyAny>,
-    name: &str,
-) -> PyResult<pyo3::Bound<'py, pyo3::types::PyIterator>> {
-    if obj.is_instance_of::<pyo3::types::PyString>() || obj.is_instance_of::<pyo3::types::PyBytes>()
-    {
-        return Err(PyTypeError::new_err(format!(
-            "{name}: expected numbers, got a string"
-        )));
-    }
-    obj.try_iter()
-        .map_err(|_| PyTypeError::new_err(format!("{name}: expected an iterable")))
-}
-
-fn same_length(got: usize, want: usize, name: &str, of: &str) -> PyResult<()> {
-    if got == want {
-        Ok(())
-    } else {
-        Err(PyValueError::new_err(format!(
-            "{name}: {got} items for {want} {of}"
-        )))
-    }
-}
+// -- the Python edge (copying.rs): every input copied and checked before any work -------------
 
 /// Four columns: `(caps, allocation, admission, pool_demand)`.
 type Columns = (Vec<f64>, Vec<f64>, Vec<f64>, Vec<f64>);
@@ -445,7 +394,7 @@ fn failed(err: &'static str) -> PyErr {
 /// Weights and costs must lie in [1e-30, 1e30], limits in [0, +inf], pool indices in
 /// [0, pools); anything else raises `ValueError` or `TypeError`. Demands and capacities handed
 /// to its methods must lie in [0, 1e60], caps in [0, +inf].
-#[pyclass(frozen, module = "arklow_kernel")]
+#[pyclass(frozen, module = "arklow_pulumi.core._kernel")]
 struct Network {
     net: Net,
 }
@@ -475,12 +424,15 @@ impl Network {
         let weights = numbers(weights, "weights", MIN_FACTOR, MAX_FACTOR)?;
         let limits = numbers(limits, "limits", 0.0, f64::INFINITY)?;
         same_length(limits.len(), weights.len(), "limits", "weights")?;
+        let py = lane_pools.py();
         let mut lane_start = vec![0];
         let mut lane_pool = Vec::new();
         let mut lane_cost = Vec::new();
         for (i, lane) in iterate(lane_pools, "lane_pools")?.enumerate() {
+            signals(py, i)?;
             let lane = lane?;
             for pair in iterate(&lane, "lane_pools[i]")? {
+                signals(py, lane_pool.len())?;
                 let (p, c): (Bound<'_, PyAny>, Bound<'_, PyAny>) =
                     pair?.extract().map_err(|_| {
                         PyTypeError::new_err(format!(
@@ -498,29 +450,25 @@ impl Network {
                         ))
                     })?;
                 let name = format!("lane_pools[{i}] cost");
-                lane_pool.push(p);
-                lane_cost.push(check(
-                    number(&c, &name, 0)?,
-                    MIN_FACTOR,
-                    MAX_FACTOR,
-                    &name,
-                    0,
-                )?);
+                let cost = check(number(&c, &name, 0)?, MIN_FACTOR, MAX_FACTOR, &name, 0)?;
+                push(&mut lane_pool, p, "lane_pools")?;
+                push(&mut lane_cost, cost, "lane_pools")?;
             }
-            lane_start.push(lane_pool.len());
+            push(&mut lane_start, lane_pool.len(), "lane_pools")?;
         }
         same_length(lane_start.len() - 1, weights.len(), "lane_pools", "weights")?;
         // Each pool's members in lane order: the order its sums are added up in.
-        let mut pool_start = vec![0usize; m + 1];
+        let mut pool_start = filled(m + 1, 0usize, "pools")?;
         for &p in &lane_pool {
             pool_start[p + 1] += 1;
         }
         for p in 0..m {
             pool_start[p + 1] += pool_start[p];
         }
-        let mut next = pool_start.clone();
-        let mut pool_lane = vec![0; lane_pool.len()];
-        let mut pool_cost = vec![0.0; lane_pool.len()];
+        let mut next = filled(m + 1, 0usize, "pools")?;
+        next.copy_from_slice(&pool_start);
+        let mut pool_lane = filled(lane_pool.len(), 0, "lane_pools")?;
+        let mut pool_cost = filled(lane_pool.len(), 0.0, "lane_pools")?;
         for i in 0..weights.len() {
             for k in lane_start[i]..lane_start[i + 1] {
                 let p = lane_pool[k];
@@ -605,7 +553,7 @@ impl Network {
 /// capacity in [0, 1e60] and each target a `(units_per_replica, min_replicas, max_replicas)`
 /// (units in [1e-30, 1e30], counts whole in [0, 1e9], min <= max). Anything else raises
 /// `ValueError` or `TypeError`.
-#[pyclass(frozen, module = "arklow_kernel")]
+#[pyclass(frozen, module = "arklow_pulumi.core._kernel")]
 struct Sizings {
     pools: Vec<sizing::PoolSizing>,
 }
@@ -638,6 +586,7 @@ fn pool_sizing(item: &Bound<'_, PyAny>, p: usize) -> PyResult<sizing::PoolSizing
         highs: Vec::new(),
     };
     for (k, target) in iterate(&targets, "targets")?.enumerate() {
+        signals(item.py(), k)?;
         let target = target?;
         let (upr, lo, hi): (Bound<'_, PyAny>, Bound<'_, PyAny>, Bound<'_, PyAny>) =
             target.extract().map_err(|_| {
@@ -661,9 +610,9 @@ fn pool_sizing(item: &Bound<'_, PyAny>, p: usize) -> PyResult<sizing::PoolSizing
                 "pools[{p}] targets[{k}]: min_replicas {lo} is above max_replicas {hi}"
             )));
         }
-        pool.units_per_replica.push(upr);
-        pool.lows.push(lo);
-        pool.highs.push(hi);
+        push(&mut pool.units_per_replica, upr, "targets")?;
+        push(&mut pool.lows, lo, "targets")?;
+        push(&mut pool.highs, hi, "targets")?;
     }
     Ok(pool)
 }
@@ -674,7 +623,8 @@ impl Sizings {
     fn new(pools: &Bound<'_, PyAny>) -> PyResult<Self> {
         let mut out = Vec::new();
         for (p, item) in iterate(pools, "pools")?.enumerate() {
-            out.push(pool_sizing(&item?, p)?);
+            signals(pools.py(), p)?;
+            push(&mut out, pool_sizing(&item?, p)?, "pools")?;
         }
         Ok(Sizings { pools: out })
     }
@@ -710,7 +660,9 @@ impl Sizings {
 }
 
 #[pymodule]
-fn arklow_kernel(m: &Bound<'_, PyModule>) -> PyResult<()> {
+fn _kernel(m: &Bound<'_, PyModule>) -> PyResult<()> {
+    // The distribution's version: pyproject.toml takes it from this crate's Cargo.toml.
+    m.add("__version__", env!("CARGO_PKG_VERSION"))?;
     m.add_class::<Network>()?;
     m.add_class::<Sizings>()?;
     m.add("MAX_COUNT", MAX_COUNT)?;

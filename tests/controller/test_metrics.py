@@ -268,7 +268,7 @@ def test_build_info_names_the_versions() -> None:
     assert set(labels) == {"version", "python", "kernel"}
     assert labels["python"] == platform.python_version()
     assert labels["version"] == metadata.version("arklow-pulumi")
-    assert labels["kernel"] == metadata.version("arklow-kernel")
+    assert labels["kernel"] == metadata.version("arklow-pulumi")  # one distribution
     assert value(metrics, "arklow_build_info", **labels) == 1.0
 
 

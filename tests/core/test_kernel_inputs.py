@@ -12,12 +12,12 @@ from __future__ import annotations
 import math
 from typing import Any
 
-import arklow_kernel
 import pytest
-from arklow_kernel import Network
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from arklow_pulumi.core import _kernel
+from arklow_pulumi.core._kernel import Network
 from tests import reference_filling as oracle
 from tests.hypothesis_profiles import examples
 
@@ -34,8 +34,8 @@ def good() -> tuple[list[float], list[float], list[tuple[tuple[int, float], ...]
 
 
 def test_the_module_states_its_domain() -> None:
-    assert arklow_kernel.MIN_FACTOR == 1e-30 and arklow_kernel.MAX_FACTOR == 1e30
-    assert arklow_kernel.MAX_AMOUNT == 1e60 and arklow_kernel.MAX_POOLS == 1 << 22
+    assert _kernel.MIN_FACTOR == 1e-30 and _kernel.MAX_FACTOR == 1e30
+    assert _kernel.MAX_AMOUNT == 1e60 and _kernel.MAX_POOLS == 1 << 22
 
 
 @pytest.mark.parametrize("bad", BAD_FACTORS, ids=repr)

@@ -11,10 +11,10 @@ from __future__ import annotations
 import math
 from collections.abc import Sequence
 
-from arklow_kernel import Network
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from arklow_pulumi.core._kernel import Network
 from tests import reference_filling as oracle
 from tests.hypothesis_profiles import examples
 
@@ -143,19 +143,18 @@ def test_many_heavy_lanes_freeze_before_light_ones(
 
 
 def test_the_kernel_is_the_one_compiled_part_and_the_core_uses_it() -> None:
-    """No fallback: the core's filling is the Rust module's, and the package ships no C."""
+    """No fallback: the core's filling is the Rust module's, compiled into the package itself
+    (``arklow_pulumi.core._kernel``), and the package ships no other compiled file and no C."""
     import importlib.machinery
     from pathlib import Path
 
-    import arklow_kernel
-
     import arklow_pulumi
-    from arklow_pulumi.core import filling
+    from arklow_pulumi.core import _kernel, filling
 
-    assert filling.Network is arklow_kernel.Network
-    assert arklow_kernel.__file__ is not None
-    compiled = Path(arklow_kernel.__file__).parent
+    assert filling.Network is _kernel.Network
+    assert _kernel.__file__ is not None
     suffixes = tuple(importlib.machinery.EXTENSION_SUFFIXES)
-    assert any(p.name.endswith(suffixes) for p in compiled.iterdir())
+    assert _kernel.__file__.endswith(suffixes)
     package = Path(arklow_pulumi.__file__).parent
-    assert not [p for p in package.rglob("*") if p.suffix in {".c", ".so", ".pyd"}]
+    compiled = [p for p in package.rglob("*") if p.name.endswith((*suffixes, ".c", ".pyd"))]
+    assert [p.name.split(".")[0] for p in compiled] == ["_kernel"]

@@ -1,5 +1,5 @@
-"""The single-tick scale decision runs in the Rust kernel (``arklow_kernel.Sizings``); it must be
-the Python oracle's (``tests/reference_scaling.py``) for every input in the documented ranges and
+"""The single-tick scale decision runs in the Rust kernel
+(``arklow_pulumi.core._kernel.Sizings``); it must be the Python oracle's (``tests/reference_scaling.py``) for every input in the documented ranges and
 their mixes (one target, several, none; demands 0 to 1e12 and odd ones, headrooms 0 to 100,
 static capacities, units per replica 1e-6 to 1e12), and refuse whatever it cannot decide."""
 
@@ -9,10 +9,10 @@ import math
 from typing import Any
 
 import pytest
-from arklow_kernel import Sizings
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from arklow_pulumi.core._kernel import Sizings
 from arklow_pulumi.core.scaling import desired_for_pools, desired_replicas, pool_sizings
 from arklow_pulumi.core.topology import GroupRef, ScaleTarget
 from tests import reference_scaling as oracle

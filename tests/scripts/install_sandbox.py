@@ -1,6 +1,6 @@
-"""One harness for the scripts that build a Go tool into the shared cache (scripts/install-pulumi,
-scripts/install-promtool), and the checks they share: one build for two checkouts, a held lock
-waited for, a stopped build that leaves nothing behind.
+"""One harness for the scripts that build a Go tool into the shared cache (scripts/install-pulumi;
+promtool comes from Debian's package now), and the checks they share: one build for two
+checkouts, a held lock waited for, a stopped build that leaves nothing behind.
 
 The script runs from a copy of itself in a temporary checkout (so .tools/bin is the copy's), with
 its cache and HOME in a temporary directory (the machine's real cache is never touched) and a

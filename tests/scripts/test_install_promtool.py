@@ -1,87 +1,145 @@
-"""scripts/install-promtool: a first build into the cache, then the cached one; its lock on the
-shared cache; a cached build of another version is rebuilt; a stopped build leaves nothing.
+"""scripts/install-promtool: the promtool on PATH is linked into .tools/bin; without one, Debian's
+prometheus package is installed first (through scripts/install-system-deps); one too old is
+refused with one line naming its version.
 
-The script runs in :mod:`tests.scripts.install_sandbox`'s sandbox, its cache in
-ARKLOW_PROMTOOL_CACHE (a real first build takes 15 to 30 minutes); the stand-in ``go`` answers
-``env GOVERSION`` and ``install ...promtool@VERSION`` (taking FAKE_GO_SECONDS), writing a
-``promtool`` that prints the version given to ``-X ...version.Version``, and logs each call."""
+The script runs from a copy of itself in a temporary checkout whose scripts/install-system-deps is
+a stand-in (the real one runs apt-get as root): it logs each call and, like the package, puts a
+``promtool`` in a directory on PATH (its version line from FAKE_VERSION)."""
 
 from __future__ import annotations
 
+import os
+import shutil
+import subprocess
 from pathlib import Path
 
 import pytest
 
-from tests.scripts.install_sandbox import (
-    Sandbox,
-    check_a_held_lock_is_waited_for,
-    check_a_stopped_build_leaves_no_lock_and_no_half_build,
-    check_two_checkouts_build_the_shared_cache_once,
-    finish,
-)
+from tests.e2e.pulumi_cli import REPO
 
-VERSION = "v0.316.0"
-GO_ANSWERS = r"""elif args[0] == "install":
-    assert args[-1].endswith("/cmd/promtool@" + os.environ["FAKE_WANT"]), args
-    time.sleep(float(os.environ.get("FAKE_GO_SECONDS", "0")))
-    version = os.environ.get("FAKE_BUILT") or re.search(r"Version=(\S+)", " ".join(args)).group(1)
-    path = os.path.join(os.environ["GOBIN"], "promtool")
-    with open(path, "w") as out:
-        out.write(f'#!/bin/sh\necho "promtool, version {version} (branch: , revision: unknown)"\n')
-    os.chmod(path, 0o755)
+DEBIAN = "promtool, version 2.42.0+ds (branch: debian/sid, revision: 2.42.0+ds-5+deb12u1)"
+FAKE_SYSTEM_DEPS = """#!/bin/sh
+echo called >> "$FAKE_LOG"
+mkdir -p "$FAKE_USR_BIN"
+printf '#!/bin/sh\\necho "%s"\\n' "$FAKE_VERSION" > "$FAKE_USR_BIN/promtool"
+chmod +x "$FAKE_USR_BIN/promtool"
 """
 
 
+class Checkout:
+    def __init__(self, root: Path) -> None:
+        self.repo = root / "repo"
+        self.usr_bin = root / "usr-bin"  # where the stand-in package puts promtool
+        self.log = root / "system-deps.log"
+        (self.repo / "scripts").mkdir(parents=True)
+        shutil.copy(REPO / "scripts" / "install-promtool", self.repo / "scripts")
+        deps = self.repo / "scripts" / "install-system-deps"
+        deps.write_text(FAKE_SYSTEM_DEPS)
+        deps.chmod(0o755)
+
+    @property
+    def link(self) -> Path:
+        return self.repo / ".tools" / "bin" / "promtool"
+
+    def put_promtool(self, version_line: str) -> Path:
+        self.usr_bin.mkdir(exist_ok=True)
+        path = self.usr_bin / "promtool"
+        path.write_text(f'#!/bin/sh\necho "{version_line}"\n')
+        path.chmod(0o755)
+        return path
+
+    def run(self, first: Path | None = None) -> subprocess.CompletedProcess[str]:
+        # PATH: only the stand-in's directory and the commands the script uses, so a promtool
+        # installed on this machine is not found.
+        path = [*([str(first)] if first else []), str(self.usr_bin), str(self.commands())]
+        env = {
+            "PATH": os.pathsep.join(path),
+            "HOME": str(self.repo.parent),
+            "FAKE_LOG": str(self.log),
+            "FAKE_USR_BIN": str(self.usr_bin),
+            "FAKE_VERSION": DEBIAN,
+        }
+        return subprocess.run(
+            [str(self.repo / "scripts" / "install-promtool")],
+            env=env, capture_output=True, text=True, timeout=60, check=False,
+        )
+
+    def commands(self) -> Path:
+        commands = self.repo.parent / "commands"
+        if not commands.exists():
+            commands.mkdir()
+            for name in ("bash", "sh", "env", "dirname", "sed", "sort", "head", "mkdir", "ln", "chmod"):
+                found = shutil.which(name)
+                assert found, name
+                (commands / name).symlink_to(found)
+        return commands
+
+    def installs(self) -> int:
+        return len(self.log.read_text().splitlines()) if self.log.exists() else 0
+
+
 @pytest.fixture
-def box(tmp_path: Path) -> Sandbox:
-    return Sandbox(
-        tmp_path,
-        "install-promtool",
-        "promtool",
-        GO_ANSWERS,
-        {
-            "ARKLOW_PROMTOOL_CACHE": str(tmp_path / "cache"),
-            "PROMTOOL_INSTALL_HEARTBEAT": "1",
-            "FAKE_WANT": VERSION,
-        },
+def checkout(tmp_path: Path) -> Checkout:
+    return Checkout(tmp_path)
+
+
+def test_a_promtool_on_path_is_linked(checkout: Checkout) -> None:
+    installed = checkout.put_promtool(DEBIAN)
+    result = checkout.run()
+    assert result.returncode == 0, result.stderr
+    assert result.stdout.startswith(
+        f"install-promtool: promtool 2.42.0 in .tools/bin ({installed}, found on PATH;"
     )
+    assert checkout.link.resolve() == installed and checkout.installs() == 0
+    again = checkout.run()  # idempotent
+    assert again.returncode == 0 and checkout.link.resolve() == installed
 
 
-def test_a_first_build_says_what_it_does_then_the_cache_is_used(box: Sandbox) -> None:
-    code, out, err = finish(box.start(seconds=3))
-    assert code == 0, err
-    lines = err.splitlines()
-    assert lines[0].startswith(f"install-promtool: building promtool {VERSION} with go1.26.0")
-    assert any("still downloading and compiling promtool:" in line for line in lines)
-    assert "done in" in lines[-1]
-    assert out.startswith(f"install-promtool: promtool {VERSION} in .tools/bin (built from Go")
-    link = box.repo / ".tools" / "bin" / "promtool"
-    assert link.resolve() == box.cache / VERSION / "bin" / "promtool"
-    assert not list(box.cache.glob(".build.*"))
-    code, out, err = finish(box.start())
-    assert (code, err) == (0, "")
-    assert "cached build in" in out and box.builds() == 1
+def test_without_one_debians_package_is_installed_first(checkout: Checkout) -> None:
+    result = checkout.run()
+    assert result.returncode == 0, result.stderr
+    assert "installing Debian's prometheus package" in result.stderr
+    assert "installed from Debian's prometheus package" in result.stdout
+    assert checkout.installs() == 1
+    assert checkout.link.resolve() == checkout.usr_bin / "promtool"
+    assert checkout.run().returncode == 0 and checkout.installs() == 1  # installed: not again
 
 
-def test_two_checkouts_build_the_shared_cache_once(box: Sandbox) -> None:
-    check_two_checkouts_build_the_shared_cache_once(box)
+@pytest.mark.parametrize(
+    "line", ["promtool, version 2.30.3 (branch: HEAD)", "promtool, version v0.316.0 (branch: )", "nonsense"]
+)
+def test_one_too_old_is_refused_in_one_line(checkout: Checkout, line: str) -> None:
+    old = checkout.put_promtool(line)
+    result = checkout.run()
+    assert result.returncode == 1
+    (message,) = result.stderr.splitlines()
+    assert message.startswith(f"install-promtool: ERROR: {old} is version ")
+    assert message.count("2.42.0 or newer") == 1
+    assert not checkout.link.exists()
 
 
-def test_a_held_lock_is_waited_for(box: Sandbox) -> None:
-    check_a_held_lock_is_waited_for(box)
+@pytest.mark.parametrize("version", ["3.16.0", "2.53.4"])
+def test_newer_ones_are_taken(checkout: Checkout, version: str) -> None:
+    checkout.put_promtool(f"promtool, version {version} (branch: HEAD, revision: abc)")
+    result = checkout.run()
+    assert result.returncode == 0, result.stderr
+    assert f"promtool {version} in .tools/bin" in result.stdout
 
 
-def test_a_cached_build_of_another_version_is_rebuilt(box: Sandbox) -> None:
-    code, _, err = finish(box.start(FAKE_BUILT="v0.300.0"))  # a build that reports another
-    assert code == 1 and "does not report v0.316.0" in err
-    stale = box.cache / VERSION / "bin" / "promtool"
-    stale.parent.mkdir(parents=True)
-    stale.write_text('#!/bin/sh\necho "promtool, version v0.300.0 (branch: )"\n')
-    stale.chmod(0o755)
-    code, out, err = finish(box.start())
-    assert code == 0, err
-    assert "built from Go modules" in out and box.builds() == 2
+def test_its_own_link_is_not_taken_for_a_promtool(checkout: Checkout) -> None:
+    installed = checkout.put_promtool(DEBIAN)
+    assert checkout.run().returncode == 0
+    # .tools/bin first on PATH (as `make unit` puts it): the link is refreshed, never made a loop
+    result = checkout.run(first=checkout.link.parent)
+    assert result.returncode == 0, result.stderr
+    assert checkout.link.resolve() == installed
 
 
-def test_a_stopped_build_leaves_no_lock_and_no_half_build(box: Sandbox) -> None:
-    check_a_stopped_build_leaves_no_lock_and_no_half_build(box)
+def test_a_failed_package_install_fails_the_script(checkout: Checkout) -> None:
+    (checkout.repo / "scripts" / "install-system-deps").write_text(
+        "#!/bin/sh\necho 'install-system-deps: missing Debian packages: prometheus' >&2\nexit 1\n"
+    )
+    result = checkout.run()
+    assert result.returncode == 1
+    assert result.stderr.splitlines()[-1] == "install-system-deps: missing Debian packages: prometheus"
+    assert not checkout.link.exists()

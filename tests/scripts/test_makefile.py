@@ -18,9 +18,17 @@ def recipe(target: str) -> str:
 
 def test_make_run_installs_only_what_it_runs() -> None:
     commands = recipe("run")
-    assert '-e ".[gcp,charts,local-clouds]"' in commands
-    assert ".[test]" not in commands and "requirements.txt" not in commands
-    assert "pytest" not in commands
+    # the main job's extras and the policy pack's (`pulumi preview --policy-pack policy`)
+    assert '-e ".[gcp,charts,local-clouds,policy]"' in commands
+    assert ".[test]" not in commands and "pytest" not in commands
+
+
+def test_the_package_is_one_install_with_its_kernel() -> None:
+    """No second distribution: the kernel is compiled by the package's own install."""
+    for target in ("run", "test"):
+        installs = [line for line in recipe(target).splitlines() if "pip install" in line]
+        assert [line for line in installs if "kernel" in line] == []
+        assert len([line for line in installs if " -e " in line]) == 1
 
 
 def test_make_test_installs_every_extra() -> None:

@@ -1,7 +1,9 @@
-"""The progressive-filling kernel of arklow-pulumi's allocation engine (see ``src/lib.rs``)."""
+"""The progressive-filling kernel of arklow-pulumi's allocation engine (``kernel/src/lib.rs``),
+compiled into the package by maturin."""
 
 from collections.abc import Iterable
 
+__version__: str
 MIN_FACTOR: float
 MAX_FACTOR: float
 MAX_AMOUNT: float
