@@ -59,3 +59,8 @@ _.saturated  # a filling's saturated lanes, as the kernel returns them
 _.describe_calls  # a reconciliation pass's report (docs/supply.md) and the router: calls made
 _.set_calls
 _.converged
+
+# uvicorn's h11 protocol: a malformed request's answer (the project's JSON 400), and the flag its
+# request cycle reads when the connection layer ends a stalled body.
+_.send_400_response
+_.disconnected

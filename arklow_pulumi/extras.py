@@ -27,18 +27,12 @@ EXTRAS: dict[str, tuple[str, str]] = {
 MAKE_RUN_EXTRAS = frozenset({"gcp", "charts", "local-clouds", "policy"})
 
 
-# What `make run` installs (the Makefile's RUN_EXTRAS; tests/test_extras.py keeps them equal);
-# `make test` installs every extra.
-MAKE_RUN = frozenset({"gcp", "charts", "local-clouds"})
-
-
 class MissingExtra(ArklowError):
     """An optional part of the package that this call needs is not installed."""
 
     def __init__(self, extra: str, needed_by: str) -> None:
         self.extra = extra
         package = EXTRAS[extra][1]
-        makes = "make run and make test install it" if extra in MAKE_RUN else "make test does"
         super().__init__(
             f"{needed_by} needs {package}, which is optional: "
             f"pip install 'arklow-pulumi[{extra}]' ({_made_by(extra)})"

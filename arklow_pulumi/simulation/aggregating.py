@@ -36,8 +36,6 @@ from arklow_pulumi.simulation.stepping import COUNTS, TOTALS, UNITS
 
 if TYPE_CHECKING:  # array is subscriptable at runtime only from Python 3.12
     ShardSeries = dict[int, array[float]]  # per scenario (by position): its totals, tick by tick
-    # one chunk of every shard (by index): its ticks, and each shard's series over them
-    Chunk = tuple[int, dict[int, ShardSeries]]
 
 # Points per series column: every tick of a week at 60 s ticks (10,081) would not fit, every tick
 # of the example traces at 30 s (5,761) does; a chart 990 pixels wide draws fewer.

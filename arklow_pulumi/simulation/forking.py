@@ -52,10 +52,6 @@ class WorkerLost(RuntimeError):
     """A child ended without sending its result."""
 
 
-def _no_parts(parts: list[Any]) -> None:
-    raise WorkerFailed("a simulation worker sent a part to a task that takes none")
-
-
 def fork_available() -> bool:
     return "fork" in multiprocessing.get_all_start_methods()
 
@@ -65,11 +61,6 @@ def usable_cores() -> int:
     if hasattr(os, "sched_getaffinity"):
         return max(1, len(os.sched_getaffinity(0)))
     return max(1, os.cpu_count() or 1)
-
-
-def map_forked(task: Callable[[int], T], count: int) -> list[T]:
-    """``[task(0), …, task(count - 1)]``, each call in its own forked child."""
-    return stream_forked(lambda i, _emit: task(i), count, _no_parts)
 
 
 def stream_forked(
