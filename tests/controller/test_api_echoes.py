@@ -18,12 +18,13 @@ import pytest
 import uvicorn
 
 from arklow_pulumi.controller.api import build_app
-from arklow_pulumi.controller.auth import TokenSet, token_digest
+from arklow_pulumi.controller.auth import TokenSet
 from arklow_pulumi.controller.bodies import MESSAGE_LENGTH, echo, encodable, error_body
 from arklow_pulumi.controller.connections import ConnectionLimits, server_config
 from arklow_pulumi.controller.guarding import allowed_hosts
 from arklow_pulumi.controller.metrics import Metrics
 from tests.memory_controller import MemoryPort
+from tests.tokens import token_digest
 
 ODD = {
     "lone high surrogate": "\ud800",
