@@ -68,6 +68,12 @@ AB_AFTER = 94.6
 IR21_HOUR = (1065, 1203)
 IR21_DAY = (27626, 31351)
 IR21_ADMISSION = 1.6
+# Issue 30 (per-tick totals folded a chunk at a time, bounded series, --max-memory): whole
+# ``arklow simulate`` processes (four policies, JSON), after against main's tree (4222b4a), run in
+# turn A B A B, 5 pairs, medians: wall, CPU (user + system, workers included) and the median of
+# the pairs' wall and CPU ratios; peak resident memory (MiB) after and before.
+IR30_FLEET_DAY = (18.39, 9.46, 19.19, 9.88, 0.998, 0.992, 78.9, 85.2)
+IR30_FIVE_30K = (4.44, 3.00, 4.39, 2.86, 1.023, 1.042, 44.3, 96.6)
 
 
 LAYOUT: dict[str, int] = {}  # the last run's shard and worker counts
@@ -328,6 +334,8 @@ def report(speed_figures: dict[str, Any], examples: dict[str, dict[str, Any]], y
         "",
         ISSUE21,
         "",
+        ISSUE30,
+        "",
         f"Quiet lanes (the 900 without bursts) under arklow: held {s['quiet_share']:.3%} of their "
         "demand (this synthetic fleet's pools are not sized for the figure; the figures are "
         "measured on the example traces below).",
@@ -379,6 +387,37 @@ ISSUE21 = (
     "for bit (every figure and series point of the example traces and of a 2-hour slice of this "
     "fleet against 977b2b0). The 7-day figures above were recorded before issue 21's scale policy "
     "and simulator changes."
+)
+
+
+def _issue30_row(name: str, f: tuple[float, ...]) -> str:
+    return (
+        f"| {name} | {f[0]:.2f} s / {f[2]:.2f} s | {f[1]:.2f} s / {f[3]:.2f} s | {f[4]:.3f}× "
+        f"| {f[5]:.3f}× | {f[6]:.1f} / {f[7]:.1f} MiB |"
+    )
+
+
+ISSUE30 = "\n".join(
+    [
+        "**Issue 30** (a replay in bounded memory: the per-tick totals folded a chunk of ticks at "
+        "a time, workers sending their chunks as they go, the chart's series in at most 8,192 "
+        "points, `--max-memory`): whole `arklow simulate` processes (four policies, JSON) after "
+        "against main's tree (4222b4a) in one run, in turn A B A B, 5 pairs, medians (target: "
+        "wall ≤ 1.1× main's):",
+        "",
+        "| input | wall after / before | CPU after / before | wall ratio | CPU ratio "
+        "| peak after / before |",
+        "|---|---|---|---|---|---|",
+        _issue30_row("this fleet, 1 day (1,441 ticks, 289,000 rows)", IR30_FLEET_DAY),
+        _issue30_row(
+            "five lanes in two scaled pools, 30,000 ticks, a row every 1-20 ticks (the series "
+            "in buckets of 4 ticks)",
+            IR30_FIVE_30K,
+        ),
+        "",
+        "The JSON is the same bytes before and after. Peak memory over longer replays: "
+        "`bench/RESULTS-replay-memory.md`.",
+    ]
 )
 
 

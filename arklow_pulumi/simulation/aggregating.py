@@ -18,7 +18,8 @@ same bytes. :class:`Folding` keeps, per scenario:
   each point the bucket's mean at the time of its first tick, the bucket's highest value beside
   it (``Series.highs``).
 
-A chunk holds a whole number of buckets, so a bucket never spans two chunks.
+A bucket may span chunks: its sum goes on from the previous chunk's (left to right, as ``sum``
+adds), so the points do not depend on where the chunks end.
 """
 
 from __future__ import annotations
@@ -42,7 +43,7 @@ if TYPE_CHECKING:  # array is subscriptable at runtime only from Python 3.12
 CHART_POINTS = 8192
 # Buckets up to this many ticks are folded column-wise (fewer Python steps than one per bucket).
 STRIDED = 10
-# Ticks per chunk (rounded up to whole buckets): about 4,096 × the shards' columns × 8 bytes each.
+# Ticks per chunk: about 4,096 × the shards' columns × 8 bytes each, whatever the run's length.
 CHUNK_TICKS = 4096
 
 
@@ -51,9 +52,9 @@ def bucket_ticks(ticks: int) -> int:
     return max(1, math.ceil(ticks / CHART_POINTS))
 
 
-def chunk_ticks(bucket: int) -> int:
-    """Ticks per chunk: a whole number of buckets, at least :data:`CHUNK_TICKS` (or one)."""
-    return bucket * max(1, math.ceil(CHUNK_TICKS / bucket))
+def chunk_ticks(ticks: int) -> int:
+    """Ticks per chunk of a run of ``ticks`` ticks: :data:`CHUNK_TICKS` (or all of them)."""
+    return max(1, min(ticks, CHUNK_TICKS))
 
 
 def bucketed(column: Sequence[float], bucket: int) -> tuple[list[float], list[float]]:
@@ -133,6 +134,9 @@ class Folding:
         self.times: array[float] = array("d")
         self.points: list[array[float]] = [array("d") for _ in range(columns)]
         self.highs: list[array[float]] = [array("d") for _ in range(columns if bucket > 1 else 0)]
+        # a bucket begun in a chunk and not ended there: per column its sum and highest so far
+        self.opened: list[tuple[float, float]] = []
+        self.open_ticks = 0
 
     def add(self, ticks: int, chunk: Mapping[int, ShardSeries]) -> None:
         """The next ``ticks`` ticks: each shard's series over them (by shard index)."""
@@ -178,13 +182,37 @@ class Folding:
             for point, column in zip(self.points, columns, strict=True):
                 point.extend(column)
             return
-        self.times.extend([(start + j) * tick for j in range(0, ticks, bucket)])
+        # the ticks that end the bucket the last chunk left open, the whole buckets, the rest
+        lead = min(-start % bucket, ticks)
+        full = (ticks - lead) // bucket * bucket
+        if lead:
+            self.opened = [
+                (sum(column[:lead], total), max(high, max(column[:lead])))
+                for (total, high), column in zip(self.opened, columns, strict=True)
+            ]
+            self.open_ticks += lead
+            if self.open_ticks == bucket:
+                self._close()
+        self.times.extend([(start + j) * tick for j in range(lead, ticks, bucket)])
         for point, high, column in zip(self.points, self.highs, columns, strict=True):
-            means, highest = bucketed(column, bucket)
+            means, highest = bucketed(column[lead : lead + full], bucket)
             point.extend(means)
             high.extend(highest)
+        if lead + full < ticks:  # a bucket the next chunk goes on with
+            rest = [column[lead + full :] for column in columns]
+            self.opened = [(sum(part), max(part)) for part in rest]
+            self.open_ticks = ticks - lead - full
+
+    def _close(self) -> None:
+        """The open bucket's point: its mean and its highest."""
+        for point, high, (total, highest) in zip(self.points, self.highs, self.opened, strict=True):
+            point.append(total / self.open_ticks)
+            high.append(highest)
+        self.opened, self.open_ticks = [], 0
 
     def folded(self) -> Folded:
+        if self.open_ticks:
+            self._close()
         tallies = {
             name: Tally(self.peaks[name], self.full[name], self.constrained[name])
             for name in self.used

@@ -103,7 +103,7 @@ def needs(
     points = math.ceil(ticks / bucket)
     # each column's points (and with buckets, their highs), and the times
     series = sum(POINT_BYTES * points * ((2 if bucket > 1 else 1) * c + 1) for c in columns)
-    chunk = min(ticks, chunk_ticks(bucket))
+    chunk = chunk_ticks(ticks)
     # the shards' chunk, kept, sent by a worker and taken in; one scenario's chunk being folded
     series += sum(3 * POINT_BYTES * chunk * sh.width * len(sh.scenarios) for sh in shards)
     series += FOLD_BYTES * chunk * 2 * max(columns, default=TOTALS)

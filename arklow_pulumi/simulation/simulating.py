@@ -160,7 +160,7 @@ def run(
         for folding in folds:
             folding.add(count, chunk)
 
-    chunk = chunk_ticks(bucket)
+    chunk = chunk_ticks(ticks)
     workers = worker_count(jobs, len(shards), ticks * sum(s.cost for s in shards), parallel_min)
     if workers == 1 or recorder is not None:
         clock(shards, trace, tick, plan.endings, recorder, fold, chunk)
