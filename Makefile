@@ -32,7 +32,7 @@ test: lint unit
 # tests/store/postgres_server.py).
 check: lint
 	HYPOTHESIS_PROFILE=dev ARKLOW_TEST_NO_ENGINE=1 ARKLOW_TEST_NO_POSTGRES=1 ARKLOW_SKIP_PROMTOOL=1 \
-		$(BIN)/pytest -q -m "not e2e and not postgres" -p no:cacheprovider
+		$(BIN)/pytest -q -m "not e2e and not postgres" -p no:cacheprovider -n auto
 
 $(BIN)/python:
 	@echo "make: creating $(VENV); the first install compiles the kernel (minutes)"

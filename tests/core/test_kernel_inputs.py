@@ -22,8 +22,18 @@ from tests import reference_filling as oracle
 from tests.hypothesis_profiles import examples
 
 REFUSED = (ValueError, TypeError)
+
+
+class Opaque:
+    """Neither a number nor anything like one, with one repr in every process (the test ids are
+    reprs, and the workers of ``pytest -n`` must collect the same ones)."""
+
+    def __repr__(self) -> str:
+        return "Opaque()"
+
+
 BAD_NUMBERS: list[Any] = [
-    math.nan, math.inf, -math.inf, -1.0, -1e-300, 1e61, 10**400, "1", b"1", None, 1j, [1.0], object()
+    math.nan, math.inf, -math.inf, -1.0, -1e-300, 1e61, 10**400, "1", b"1", None, 1j, [1.0], Opaque()
 ]  # fmt: skip
 BAD_FACTORS: list[Any] = [*BAD_NUMBERS, 0.0, -0.0, 1e-31, 1e31, 0]
 UNLIMITED = (math.inf, 1e61)  # refused as demands and capacities, a cap or limit may be anything
