@@ -182,7 +182,7 @@ def main() -> None:
         "`allocate()` = both phases + pool states + scale decisions, on a topology already "
         "compiled (a controller tick); compile is the one-off cost per topology value. "
         "The three fillings and each pool's demand run in one call of the Rust kernel "
-        "(`kernel/`, `arklow_kernel.Network.allocate`); the demand check, the lane columns and "
+        "(`kernel/`, `arklow_pulumi.core._kernel.Network.allocate`); the demand check, the lane columns and "
         "the pools' results in Python.",
         "",
         "| case | median | min | target | compile (once) | first tick incl. compile | peak traced memory (tick / first tick) |",

@@ -15,6 +15,7 @@ Nothing to compare (no store yet, no demand history) is one advisory note, not a
 
 from __future__ import annotations
 
+import io
 import sys
 from typing import Any
 
@@ -64,6 +65,13 @@ def validate(args: StackValidationArgs, report_violation: ReportViolation) -> No
         report_violation(message, None)
 
 
+# The engine reads the pack's port from its stdout, a pipe, and waits for it: pulumi-policy writes
+# it to sys.stdout.buffer and never flushes, so without PYTHONUNBUFFERED in the environment the
+# port stayed in the buffer and the preview waited for ever (tests/packaging/test_ci_workflow.py
+# runs without it). Unbuffered here, as PYTHONUNBUFFERED would make it.
+sys.stdout = io.TextIOWrapper(
+    io.FileIO(sys.stdout.fileno(), "w", closefd=False), write_through=True, line_buffering=True
+)
 PolicyPack(
     name="arklow-capacity",
     enforcement_level=EnforcementLevel.ADVISORY,
