@@ -206,7 +206,7 @@ def plan_table(document: dict[str, Any]) -> str:
             str(t["pending"]),
             str(t["desired"]),
             f"[{t['min']}, {t['max']}]",
-            t["reason"],
+            t.get("reason", ""),
         ]
         for name, pool in sorted(document["pools"].items())
         for target, t in sorted(pool["targets"].items())

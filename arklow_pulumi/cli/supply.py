@@ -238,9 +238,11 @@ def _binding(kind: str, config: EndpointConfig, timeout: float) -> Supply:
     from arklow_pulumi.extras import require
 
     require("gcp", "--kind gcp_mig")
-    import google.cloud.compute_v1  # noqa: F401  (its import is seconds; not out of the budget)
-
+    # isort: off
+    # the binding first: it quiets the client library's notice about this Python version
     from arklow_pulumi.supply.gcp import GcpMigSupply
+    import google.cloud.compute_v1  # noqa: F401  (its import is seconds; not out of the budget)
+    # isort: on
 
     return GcpMigSupply(
         config.gcp_compute_endpoint,

@@ -170,7 +170,7 @@ def lane_view_document(lane: LaneView) -> dict[str, Any]:
 
 
 POOL_VIEW_FIELDS = ("resource", "capacity", "demand", "pressure", "state", "desired_replicas")
-TARGET_VIEW_FIELDS = ("desired", "in_service", "pending", "min", "max", "reason")
+TARGET_VIEW_FIELDS = ("desired", "in_service", "pending", "min", "max")
 
 
 def pool_view_document(pool: PoolView) -> dict[str, Any]:
@@ -219,7 +219,6 @@ def _pool(doc: Mapping[str, Any]) -> PoolView:
                 pending=int(t["pending"]),
                 min=int(t["min"]),
                 max=int(t["max"]),
-                reason=str(t.get("reason", "on-target")),
             )
             for name, t in doc.get("targets", {}).items()
         },

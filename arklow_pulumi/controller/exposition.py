@@ -119,7 +119,7 @@ def render_published(published: Published) -> str:
     for key, doc, get_target in _TARGET:
         lines += _family(f"arklow_target_{key}", doc, [(at, get_target(t)) for at, t in targets])
     lines += _family(
-        "arklow_target_decision_reason",
+        "arklow_target_decision_state",
         "1 for the reason of the target's last decision (docs/scale-policy.md)",
         [(f'{at[:-1]},reason="{r}"}}', float(t.reason == r)) for at, t in targets for r in REASONS],
     )

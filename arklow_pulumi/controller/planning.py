@@ -12,6 +12,7 @@ from typing import Any
 
 from arklow_pulumi.controller.acting import plan_of, with_detail
 from arklow_pulumi.controller.documents import lane_view_document, pool_view_document
+from arklow_pulumi.controller.ports import PoolView
 from arklow_pulumi.controller.ticking import Controller, PlanView
 from arklow_pulumi.supply.errors import SupplyError
 
@@ -24,6 +25,14 @@ def plan_now(store_url: str) -> PlanView:
     controller.restore()
     view = controller.plan()
     return replace(view, changes=with_detail(controller.supply, view.changes))
+
+
+def _with_reasons(pool: PoolView) -> dict[str, Any]:
+    """A pool as ``GET /v1/pools`` has it, each target with the reason of its decision."""
+    doc = pool_view_document(pool)
+    for name, target in pool.targets.items():
+        doc["targets"][name]["reason"] = target.reason
+    return doc
 
 
 def plan_document(view: PlanView) -> dict[str, Any]:
@@ -46,7 +55,7 @@ def plan_document(view: PlanView) -> dict[str, Any]:
     return {
         "time": published.time.isoformat(),
         "lanes": {key: lane_view_document(lane) for key, lane in published.lanes.items()},
-        "pools": {name: pool_view_document(pool) for name, pool in published.pools.items()},
+        "pools": {name: _with_reasons(pool) for name, pool in published.pools.items()},
         "changes": changes,
         "supply_errors": {
             str(tid): str(error) for tid, error in sorted(view.observation.errors.items())

@@ -114,7 +114,9 @@ class TargetView:
     pending: int
     min: int
     max: int
-    reason: str = "on-target"  # why desired is what it is (core.policy.REASONS)
+    # why desired is what it is (core.policy.REASONS): shown by `controller plan` and the
+    # metrics, not part of the published document (GET /v1/pools keeps its contract's fields)
+    reason: str = field(default="on-target", compare=False)
 
 
 @dataclass(frozen=True, slots=True)

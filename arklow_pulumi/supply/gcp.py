@@ -22,6 +22,7 @@ import random
 import re
 import time
 import uuid
+import warnings
 from collections import Counter, defaultdict
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import replace
@@ -40,6 +41,10 @@ from arklow_pulumi.supply.errors import (
 from arklow_pulumi.supply.gcp_errors import is_read_timeout, map_gcp_error
 from arklow_pulumi.supply.groups import GroupState, Plan, SetResult
 from arklow_pulumi.supply.retrying import Retrier, RetryPolicy
+
+# google-api-core warns when it is imported that Google will stop supporting this Python version:
+# a notice for the package's maintainers, which would be a second line on a command's stderr.
+warnings.filterwarnings("ignore", "You are using a Python version", FutureWarning)
 
 FEW = 3
 PAGE = 500

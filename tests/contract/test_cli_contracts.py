@@ -388,9 +388,10 @@ pools:
 
 def test_simulate_scale_down_window_and_step(tmp_path: Path) -> None:
     # Ticks 0..600. t0: 10 needed, 10 supplied: no change. From t60 the recommendation is 2, but
-    # the 300 s window still holds t0's 10 until t360; then down by max(1, 10%) per tick:
-    # 9, 8, 7, 6, 5 at t360..t600 (5 actions). A tick's replicas are those before its decision.
+    # the 300 s window (closed) still holds t0's 10 until t300; at t360 down to 2 in one step
+    # (max_step_down_percent 100, the default): one action. A tick's replicas are those before
+    # its decision.
     trace = "time,lane,demand\n0,a/x,10\n60,a/x,2\n600,a/x,2\n"
     doc = simulate(tmp_path, SHRINKING, trace, "--policies", "arklow")
-    replicas = [10] * 7 + [9, 8, 7, 6]
-    check_policy(doc["policies"]["arklow"], {"a/x": (30, 30)}, sum(replicas), 100 * H, 5)
+    replicas = [10] * 7 + [2] * 4
+    check_policy(doc["policies"]["arklow"], {"a/x": (30, 30)}, sum(replicas), 78 * H, 1)

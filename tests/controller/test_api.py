@@ -415,7 +415,6 @@ def test_pools_and_leader(api: Served) -> None:
                         "pending": 1,
                         "min": 1,
                         "max": 8,
-                        "reason": "held-work",
                     }
                 },
             }

@@ -9,6 +9,7 @@ Nothing asserts on elapsed time: each wait polls an outcome ("closed by the serv
 
 from __future__ import annotations
 
+import re
 import resource
 import select
 import socket
@@ -258,8 +259,9 @@ def test_under_a_low_descriptor_limit_the_log_stays_bounded(
         process.terminate()
         process.wait(timeout=60)
     log = err.read_text()
-    if not short:
-        assert log == ""
+    if not short:  # nothing but the readiness lines (one at start, one at each change)
+        others = [ln for ln in log.splitlines() if not re.search(r" (not )?ready: ", ln)]
+        assert others == []
         return
     assert "Too many open files" in log
     assert "warning: --max-connections 512 does not fit under the descriptor limit of 128" in log

@@ -22,7 +22,7 @@ from tests.packaging.conftest import Index, base_python, run
 from tests.packaging.workflow import Job
 from tests.whatif.stacking import BEFORE, HISTORY, fill_history, fill_store, moved
 
-pytestmark = pytest.mark.packaging
+pytestmark = [pytest.mark.packaging, pytest.mark.e2e]
 
 WORKFLOW = REPO / "examples" / "ci" / "capacity-what-if.yml"
 QUIET = "lane quiet/q: held share 0.00% -> 37.50%"

@@ -24,7 +24,7 @@ from tests.e2e.pulumi_cli import (
 )
 from tests.packaging.conftest import Index, clean_env, fresh_venv, run
 
-pytestmark = pytest.mark.packaging
+pytestmark = [pytest.mark.packaging, pytest.mark.e2e]
 
 EXAMPLES = REPO / "examples"
 

@@ -106,6 +106,7 @@ def test_standalone_sized_stays_within_the_replica_range() -> None:
                 "single-tick",
                 "static-peak",
                 "standalone-sized",
+                "cloud-autoscaler",
             ),
         ),
         ("single-tick, static-peak", ("single-tick", "static-peak")),

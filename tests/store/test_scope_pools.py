@@ -44,7 +44,7 @@ NEAR = (
     "a/cpu,3",
     "b/gpu.2",
     "ab/gpu.2",
-    "a/gpu.2 ",
+    "a/gpu.2 x",  # a space inside (the name rule refuses one at either end)
     "zzz",
 )
 
