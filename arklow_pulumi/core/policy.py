@@ -38,7 +38,7 @@ from __future__ import annotations
 import math
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
-from typing import Literal, NamedTuple
+from typing import Literal, NamedTuple, get_args
 
 Reason = Literal[
     "no-members",
@@ -54,19 +54,7 @@ Reason = Literal[
     "at-min",
 ]
 # Every reason, in the order a report lists them (a closed label set for the metrics).
-REASONS: tuple[Reason, ...] = (
-    "no-members",
-    "held-work",
-    "scale-up",
-    "step-limited",
-    "no-reversal",
-    "within-tolerance",
-    "stabilized",
-    "scale-down",
-    "on-target",
-    "at-max",
-    "at-min",
-)
+REASONS: tuple[Reason, ...] = get_args(Reason)
 
 _EPS = 1e-9
 

@@ -26,18 +26,18 @@ ROUNDED = 2e-3  # summary.json rounds every figure to 3 decimals (reporting.DIGI
 PNG = b"\x89PNG\r\n\x1a\n"
 
 
-@pytest.fixture(scope="module")
-def day(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, subprocess.CompletedProcess[str]]:
+def run_day(project: Path, *options: str) -> subprocess.CompletedProcess[str]:
+    """``arklow dev run`` in a throwaway copy of the project at ``project``, with the user's
+    environment less Pulumi's, Arklow's and AWS's variables; it must succeed."""
     if not engine_available():
         pytest.fail(MISSING_ENGINE, pytrace=False)
-    project = tmp_path_factory.mktemp("main-job")
     for name in ("Pulumi.yaml", "__main__.py"):
         shutil.copy(REPO / name, project / name)
     shutil.copytree(REPO / "stacks", project / "stacks")
     base = {k: v for k, v in os.environ.items() if not k.startswith(("PULUMI_", "ARKLOW_", "AWS_"))}
     env = {**base, "PATH": os.pathsep.join([str(TOOLS_BIN), str(VENV / "bin"), base["PATH"]])}
     result = subprocess.run(
-        [str(ARKLOW), "dev", "run", "--tick", str(TICK_S)],
+        [str(ARKLOW), "dev", "run", *options],
         cwd=project,
         env=env,
         capture_output=True,
@@ -46,7 +46,13 @@ def day(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, subprocess.Comp
         check=False,
     )
     assert result.returncode == 0, result.stderr[-4000:]
-    return project, result
+    return result
+
+
+@pytest.fixture(scope="module")
+def day(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, subprocess.CompletedProcess[str]]:
+    project = tmp_path_factory.mktemp("main-job")
+    return project, run_day(project, "--tick", str(TICK_S))
 
 
 def summary(project: Path) -> dict[str, Any]:

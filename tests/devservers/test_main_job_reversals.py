@@ -9,39 +9,20 @@ from __future__ import annotations
 
 import itertools
 import json
-import os
-import shutil
-import subprocess
 from typing import Any
 
 import pytest
 
 from arklow_pulumi.core.policy import DEFAULT_POLICY
-from tests.e2e.pulumi_cli import ARKLOW, MISSING_ENGINE, REPO, TOOLS_BIN, VENV, engine_available
+from tests.devservers.test_main_job import run_day
 
 pytestmark = pytest.mark.e2e
 
 
 @pytest.fixture(scope="module")
 def summary(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Any]:
-    if not engine_available():
-        pytest.fail(MISSING_ENGINE, pytrace=False)
     project = tmp_path_factory.mktemp("main-job-day")
-    for name in ("Pulumi.yaml", "__main__.py"):
-        shutil.copy(REPO / name, project / name)
-    shutil.copytree(REPO / "stacks", project / "stacks")
-    base = {k: v for k, v in os.environ.items() if not k.startswith(("PULUMI_", "ARKLOW_", "AWS_"))}
-    env = {**base, "PATH": os.pathsep.join([str(TOOLS_BIN), str(VENV / "bin"), base["PATH"]])}
-    result = subprocess.run(
-        [str(ARKLOW), "dev", "run"],
-        cwd=project,
-        env=env,
-        capture_output=True,
-        text=True,
-        timeout=1800,
-        check=False,
-    )
-    assert result.returncode == 0, result.stderr[-4000:]
+    run_day(project)  # the day of `make run`: 5-minute ticks
     return dict(json.loads((project / ".arklow" / "report" / "summary.json").read_text()))
 
 
