@@ -42,6 +42,10 @@ def test_dev_stack_declares_its_topology() -> None:
         (members,) = settle(declared.pools["shared-gpu"].arklow_name)
         assert members == "shared-gpu"
         settle(*(m.pool for m in declared.memberships.values()))
+        # every resource registered before the mocks are read (under load a scale target's
+        # registration can still be on the event loop)
+        settle(*(t.urn for t in declared.scale_targets.values()))
+        settle(*(d.urn for d in declared.destinations.values()))
     assert set(mocks.of_type("Destination")) == {
         "search",
         "summarize",
