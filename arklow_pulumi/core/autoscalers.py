@@ -25,7 +25,7 @@ from collections.abc import Iterable
 from dataclasses import dataclass
 
 from arklow_pulumi.core.limits import TargetKind
-from arklow_pulumi.core.policy import Reason, TargetFigures, TargetStep, clamp, move_after
+from arklow_pulumi.core.policy import TargetFigures, TargetStep, bounded, plain_step
 
 AWS_SCALE_OUT_S = 180.0  # the scale-out alarm: 3 datapoints of 1 minute
 AWS_SCALE_IN_S = 900.0  # the scale-in alarm: 15 datapoints of 1 minute
@@ -94,21 +94,9 @@ def cloud_step(
 
 
 def _bounded(t: TargetFigures, wanted: int, now: float) -> TargetStep:
-    """The wanted count within the target's bounds, with its reason."""
-    desired = clamp(wanted, t.low, t.high)
-    reason: Reason
-    if desired == t.recommended:
-        reason = (
-            "on-target"
-            if desired == t.current
-            else ("scale-up" if desired > t.current else "scale-down")
-        )
-        if desired == t.high and reason != "scale-down":
-            reason = "at-max"
-        elif desired == t.low and reason != "scale-up":
-            reason = "at-min"
-    elif desired != wanted:
-        reason = "at-max" if wanted > t.high else "at-min"
-    else:
-        reason = "stabilized"  # an alarm period or the stabilization period still holds it
-    return TargetStep(desired, reason, move_after(t.last, t.current, desired, now))
+    """The wanted count within the target's bounds, with its reason: the plain rule's when the
+    model goes to the recommendation, else ``stabilized`` (an alarm period or the stabilization
+    period still holds it), as the scale policy bounds and names its own."""
+    if wanted == t.recommended:
+        return plain_step(t, now)
+    return bounded(t, wanted, "stabilized", now)

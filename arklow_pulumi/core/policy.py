@@ -229,10 +229,10 @@ def decide_pool(
         return [
             TargetStep(t.current, "within-tolerance", t.last)
             if t.low < t.current < t.high
-            else _bounded(t, t.current, "within-tolerance", now)
+            else bounded(t, t.current, "within-tolerance", now)
             for t in targets
         ]
-    return [_bounded(t, *_wanted(policy, mode, t, now), now) for t in targets]
+    return [bounded(t, *_wanted(policy, mode, t, now), now) for t in targets]
 
 
 def plain_step(target: TargetFigures, now: float) -> TargetStep:
@@ -242,15 +242,17 @@ def plain_step(target: TargetFigures, now: float) -> TargetStep:
     reason: Reason = "on-target"
     if t.recommended != t.current:
         reason = "scale-up" if t.recommended > t.current else "scale-down"
-    return _bounded(t, t.recommended, reason, now)
+    return bounded(t, t.recommended, reason, now)
 
 
 # reasons a bound explains better when the target rests on it at its recommendation
 _BOUNDABLE = frozenset({"held-work", "scale-up", "scale-down", "on-target", "within-tolerance"})
 
 
-def _bounded(t: TargetFigures, wanted: int, reason: Reason, now: float) -> TargetStep:
-    """The wanted count within the target's bounds, with the reason a bound gives."""
+def bounded(t: TargetFigures, wanted: int, reason: Reason, now: float) -> TargetStep:
+    """The wanted count within the target's bounds, with the reason a bound gives (the one
+    place a decision's count is bounded and its bound named: the policy's and the clouds'
+    models')."""
     desired = clamp(wanted, t.low, t.high)
     if desired != wanted:
         reason = "at-max" if wanted > t.high else "at-min"
