@@ -45,10 +45,10 @@ from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any
 from urllib.parse import parse_qs, urlsplit
 
-from arklow_pulumi.devservers.compute_model import ApiError, World
+from arklow_pulumi.devservers.compute_listing import PREFIX, listed, one
+from arklow_pulumi.devservers.compute_model import World
+from arklow_pulumi.devservers.compute_values import ApiError
 
-PREFIX = "/compute/v1/projects/"
-MAX_RESULTS = 500
 WAIT_LIMIT = 120.0
 LOG_SIZE = 1000
 SCOPE = r"(?P<scope>(?:zones|regions)/[^/]+)"
@@ -302,14 +302,14 @@ class ComputeServer:
 
     def list_migs(self, project: str, p: dict[str, str], q: dict[str, list[str]], b: Any) -> Any:
         with self.lock:
-            return _listed(
+            return listed(
                 "instanceGroupManager", project, p["scope"], self.world.migs, q, self._render_mig
             )
 
     def aggregated_migs(self, project: str, p: Any, q: dict[str, list[str]], b: Any) -> Any:
         with self.lock:
             migs = self.world.migs
-            return _listed("instanceGroupManager", project, None, migs, q, self._render_mig)
+            return listed("instanceGroupManager", project, None, migs, q, self._render_mig)
 
     def _render_autoscaler(self, scaler: Any) -> dict[str, Any]:
         mig = next((m for m in self.world.migs.values() if m.link == scaler.target), None)
@@ -317,7 +317,7 @@ class ComputeServer:
 
     def aggregated_autoscalers(self, project: str, p: Any, q: dict[str, list[str]], b: Any) -> Any:
         with self.lock:
-            return _listed(
+            return listed(
                 "autoscaler", project, None, self.world.autoscalers, q, self._render_autoscaler
             )
 
@@ -325,7 +325,7 @@ class ComputeServer:
         self, project: str, p: dict[str, str], q: dict[str, list[str]], b: Any
     ) -> Any:
         with self.lock:
-            return _listed(
+            return listed(
                 "autoscaler", project, p["scope"], self.world.autoscalers, q,
                 self._render_autoscaler,
             )
@@ -342,7 +342,7 @@ class ComputeServer:
             return self._render_autoscaler(scaler)
 
     def resize(self, project: str, p: dict[str, str], q: dict[str, list[str]], b: Any) -> Any:
-        raw = _one(q, "size")
+        raw = one(q, "size")
         if raw is None or not re.fullmatch(r"-?\d+", raw):
             raise ApiError(
                 400,
@@ -353,7 +353,7 @@ class ComputeServer:
         with self.changed:
             fail, stuck = self.faults.operation_faults("POST instanceGroupManagers.resize")
             op = self.world.resize(
-                project, p["scope"], p["name"], int(raw), _one(q, "requestId"), fail, stuck
+                project, p["scope"], p["name"], int(raw), one(q, "requestId"), fail, stuck
             )
             self.changed.notify_all()
             return op.render(self.world.now())
@@ -361,13 +361,13 @@ class ComputeServer:
     def patch_autoscaler(
         self, project: str, p: dict[str, str], q: dict[str, list[str]], b: dict[str, Any]
     ) -> Any:
-        name = _one(q, "autoscaler") or b.get("name")
+        name = one(q, "autoscaler") or b.get("name")
         if not name:
             raise ApiError(400, "Required field 'autoscaler' not specified")
         with self.changed:
             fail, stuck = self.faults.operation_faults("PATCH autoscalers.patch")
             op = self.world.patch_autoscaler(
-                project, p["scope"], str(name), b, _one(q, "requestId"), fail, stuck
+                project, p["scope"], str(name), b, one(q, "requestId"), fail, stuck
             )
             return op.render(self.world.now())
 
@@ -388,24 +388,6 @@ class ComputeServer:
             time.sleep(min(0.01, max(0.0, op.done_at() - self.world.now())) or 0.001)
         with self.lock:
             return op.render(self.world.now())
-
-
-def _one(query: dict[str, list[str]], key: str) -> str | None:
-    values = query.get(key)
-    return values[0] if values else None
-
-
-def _page(items: list[Any], query: dict[str, list[str]]) -> tuple[list[Any], str | None]:
-    size = min(int(_one(query, "maxResults") or MAX_RESULTS), MAX_RESULTS) or MAX_RESULTS
-    start = int(_one(query, "pageToken") or 0)
-    end = start + size
-    return items[start:end], (str(end) if end < len(items) else None)
-
-
-def _with_token(out: dict[str, Any], token: str | None) -> dict[str, Any]:
-    if token:
-        out["nextPageToken"] = token
-    return out
 
 
 def _route(
@@ -481,31 +463,3 @@ def _make_handler(server: ComputeServer) -> type[BaseHTTPRequestHandler]:
         do_GET = do_POST = do_PATCH = do_PUT = do_DELETE = _serve
 
     return RequestHandler
-
-
-def _listed(
-    kind: str,
-    project: str,
-    scope: str | None,
-    objects: dict[tuple[str, str, str], Any],
-    q: dict[str, list[str]],
-    render: Callable[[Any], dict[str, Any]],
-) -> Any:
-    """One page of a ``<kind>s.list`` answer (the project's objects in ``scope``, by name), or,
-    without a scope, of ``<kind>s.aggregatedList`` (all its objects, grouped by scope)."""
-    found = [o for (pr, s, _), o in sorted(objects.items()) if pr == project and scope in (None, s)]
-    page, token = _page(found, q)
-    if scope is None:
-        items: Any = {}
-        for o in page:
-            items.setdefault(o.scope, {f"{kind}s": []})[f"{kind}s"].append(render(o))
-        where, list_kind = "aggregated", f"{kind}AggregatedList"
-    else:
-        items, where, list_kind = [render(o) for o in page], scope, f"{kind}List"
-    out = {
-        "kind": f"compute#{list_kind}",
-        "id": f"projects/{project}/{where}/{kind}s",
-        "items": items,
-        "selfLink": f"{PREFIX}{project}/{where}/{kind}s",
-    }
-    return _with_token(out, token)

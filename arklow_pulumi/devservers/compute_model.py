@@ -25,61 +25,17 @@ one started ``stuck`` never leaves RUNNING.
 
 from __future__ import annotations
 
-import itertools
 import math
 import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
-from datetime import UTC, datetime
-from typing import Any, ClassVar
+from typing import Any
 
-BASE = "https://www.googleapis.com/compute/v1"
+from arklow_pulumi.devservers.compute_values import BASE, ApiError, new_id, rfc3339, scope_link
+
 # How far back scale-in looks: Compute Engine's autoscaler keeps the highest recommendation of the
 # last 10 minutes (its stabilization period).
 STABILIZATION_S = 600.0
-_ids = itertools.count(1_000_000_000_000)
-
-
-def rfc3339(t: float) -> str:
-    return datetime.fromtimestamp(t, UTC).isoformat(timespec="milliseconds").replace("+00:00", "Z")
-
-
-def scope_link(project: str, scope: str) -> str:
-    return f"{BASE}/projects/{project}/{scope}"
-
-
-class ApiError(Exception):
-    """An HTTP error with the Compute API's error body."""
-
-    STATUS: ClassVar[dict[int, tuple[str, str]]] = {
-        400: ("INVALID_ARGUMENT", "invalid"),
-        403: ("PERMISSION_DENIED", "forbidden"),
-        404: ("NOT_FOUND", "notFound"),
-        409: ("ABORTED", "resourceNotReady"),
-        412: ("FAILED_PRECONDITION", "conditionNotMet"),
-        429: ("RESOURCE_EXHAUSTED", "rateLimitExceeded"),
-        500: ("INTERNAL", "internalError"),
-        503: ("UNAVAILABLE", "backendError"),
-    }
-
-    def __init__(self, code: int, message: str, reason: str | None = None) -> None:
-        super().__init__(message)
-        self.code = code
-        self.message = message
-        status, default_reason = self.STATUS.get(code, ("UNKNOWN", "unknown"))
-        self.status = status
-        self.reason = reason or default_reason
-
-    def body(self) -> dict[str, Any]:
-        domain = "usageLimits" if self.code == 429 else "global"
-        return {
-            "error": {
-                "code": self.code,
-                "message": self.message,
-                "errors": [{"message": self.message, "domain": domain, "reason": self.reason}],
-                "status": self.status,
-            }
-        }
 
 
 @dataclass
@@ -92,7 +48,7 @@ class Autoscaler:
     max: int
     mode: str = "ON"
     signal: int = 0  # the size its signal (CPU, load balancing, ...) asks for: idle VMs, none
-    id: int = field(default_factory=lambda: next(_ids))
+    id: int = field(default_factory=lambda: new_id())
     created: float = field(default_factory=time.time)
     # (since, recommendation) at each change, from the one in force STABILIZATION_S ago
     history: list[tuple[float, int]] = field(default_factory=list)
@@ -172,7 +128,7 @@ class Mig:
     previous_size: int
     changed_at: float
     autoscaler: str | None = None
-    id: int = field(default_factory=lambda: next(_ids))
+    id: int = field(default_factory=lambda: new_id())
     created: float = field(default_factory=time.time)
 
     @property
@@ -260,7 +216,7 @@ class Operation:
     target_id: int
     created: float
     delay: float
-    id: int = field(default_factory=lambda: next(_ids))
+    id: int = field(default_factory=lambda: new_id())
     error: dict[str, Any] | None = None
     stuck: bool = False
 
@@ -435,7 +391,7 @@ class World:
         op = Operation(
             project,
             scope,
-            f"operation-{int(now * 1000)}-{next(_ids):x}",
+            f"operation-{int(now * 1000)}-{new_id():x}",
             op_type,
             target_link,
             target_id,

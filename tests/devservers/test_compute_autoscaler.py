@@ -13,7 +13,8 @@ import pytest
 
 from arklow_pulumi.core.topology import GroupRef
 from arklow_pulumi.devservers.compute import ComputeServer
-from arklow_pulumi.devservers.compute_model import STABILIZATION_S, ApiError, World
+from arklow_pulumi.devservers.compute_model import STABILIZATION_S, World
+from arklow_pulumi.devservers.compute_values import ApiError
 from arklow_pulumi.supply.gcp import GcpMigSupply
 from arklow_pulumi.supply.groups import ReplicaLimits
 from arklow_pulumi.supply.retrying import RetryPolicy
