@@ -12,14 +12,14 @@ backoff within a deadline. The client is created on first use and never pickled.
 from __future__ import annotations
 
 import re
-from collections import Counter, defaultdict
+from collections import defaultdict
 from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import replace
 from typing import Any
 
 from arklow_pulumi.core.topology import GroupRef
 from arklow_pulumi.supply import fencing
-from arklow_pulumi.supply.clients import ClientCache
+from arklow_pulumi.supply.clients import CloudBinding
 from arklow_pulumi.supply.errors import (
     GroupNotFound,
     MissingCredentials,
@@ -48,7 +48,7 @@ TEMPORARY_CODES = frozenset(
 PENDING_STATES = ("Pending", "Pending:Wait", "Pending:Proceed", "Warmed:Pending")
 
 
-class AwsAsgSupply:
+class AwsAsgSupply(CloudBinding):
     """Supply backed by EC2 Auto Scaling groups. Holds configuration only."""
 
     def __init__(
@@ -59,13 +59,11 @@ class AwsAsgSupply:
         botocore_max_attempts: int = 3,
         call_timeout: float | None = None,
     ) -> None:
+        super().__init__(retry)
         self.region = region
         self.endpoint_url = endpoint_url
-        self.retry = retry or RetryPolicy()
         self.botocore_max_attempts = botocore_max_attempts
         self.call_timeout = call_timeout  # connect and read timeout of one call (botocore's: 60 s)
-        self.api_calls: Counter[str] = Counter()
-        self._clients = ClientCache()
 
     # -- describing --------------------------------------------------------------------------
 

@@ -7,8 +7,11 @@ configuration only, and a :class:`ClientCache` that pickles as empty.
 from __future__ import annotations
 
 import threading
+from collections import Counter
 from collections.abc import Callable, Hashable
 from typing import Any
+
+from arklow_pulumi.supply.retrying import RetryPolicy
 
 
 class ClientCache:
@@ -49,3 +52,13 @@ class LockedState:
     def __setstate__(self, state: dict[str, Any]) -> None:
         self.__dict__.update(state)
         self._lock = threading.Lock()
+
+
+class CloudBinding:
+    """What a cloud's binding keeps beside its configuration: its retry policy, a count of its
+    API calls by name, and its live clients."""
+
+    def __init__(self, retry: RetryPolicy | None) -> None:
+        self.retry = retry or RetryPolicy()
+        self.api_calls: Counter[str] = Counter()
+        self._clients = ClientCache()

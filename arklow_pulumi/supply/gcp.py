@@ -23,7 +23,7 @@ import re
 import time
 import uuid
 import warnings
-from collections import Counter, defaultdict
+from collections import defaultdict
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import replace
 from typing import Any
@@ -31,7 +31,7 @@ from typing import Any
 from arklow_pulumi.core.topology import GroupRef
 from arklow_pulumi.extras import require
 from arklow_pulumi.supply import fencing
-from arklow_pulumi.supply.clients import ClientCache
+from arklow_pulumi.supply.clients import CloudBinding
 from arklow_pulumi.supply.errors import (
     GroupNotFound,
     PermanentSupplyError,
@@ -64,6 +64,12 @@ PENDING_ACTIONS = (
     "starting",
     "verifying",
 )
+# The zonal and the regional client of each kind of resource (their keys in CLIENTS).
+_SCOPED_CLIENTS = {
+    "InstanceGroupManager": ("migs", "region_migs"),
+    "Autoscaler": ("autoscalers", "region_autoscalers"),
+    "Operation": ("zone_ops", "region_ops"),
+}
 CLIENTS = {
     "migs": "InstanceGroupManagersClient",
     "region_migs": "RegionInstanceGroupManagersClient",
@@ -74,7 +80,7 @@ CLIENTS = {
 }
 
 
-class GcpMigSupply:
+class GcpMigSupply(CloudBinding):
     """Supply backed by Compute Engine MIGs. Holds configuration only."""
 
     def __init__(
@@ -90,16 +96,14 @@ class GcpMigSupply:
         sleep: Callable[[float], None] = time.sleep,
     ) -> None:
         require("gcp", "a gcp_mig scale target (GCP managed instance groups)")
+        super().__init__(retry)
         self.endpoint = endpoint
-        self.retry = retry or RetryPolicy()
         self.project = project
         self.op_deadline = op_deadline
         self.wait_timeout = wait_timeout
         self.call_timeout = call_timeout
         self.clock = clock
         self.sleep = sleep
-        self.api_calls: Counter[str] = Counter()
-        self._clients = ClientCache()
 
     # -- describing --------------------------------------------------------------------------
 
@@ -118,29 +122,18 @@ class GcpMigSupply:
         return found
 
     def _describe_each(self, project: str, refs: list[GroupRef]) -> dict[GroupRef, GroupState]:
-        from google.cloud import compute_v1
-
         out: dict[GroupRef, GroupState] = {}
         for ref in refs:
             try:
-                if ref.zone:
-                    mig = self._call(
-                        "migs",
-                        "get",
-                        ref,
-                        compute_v1.GetInstanceGroupManagerRequest(
-                            project=project, zone=ref.zone, instance_group_manager=ref.name
-                        ),
-                    )
-                else:
-                    mig = self._call(
-                        "region_migs",
-                        "get",
-                        ref,
-                        compute_v1.GetRegionInstanceGroupManagerRequest(
-                            project=project, region=ref.region, instance_group_manager=ref.name
-                        ),
-                    )
+                client, request = _scoped(
+                    "Get",
+                    "InstanceGroupManager",
+                    ref.zone,
+                    ref.region,
+                    project=project,
+                    instance_group_manager=ref.name,
+                )
+                mig = self._call(client, "get", ref, request)
             except GroupNotFound:
                 continue
             scaler = (
@@ -152,25 +145,18 @@ class GcpMigSupply:
         return out
 
     def _autoscaler(self, ref: GroupRef, project: str, link: str) -> Any:
-        from google.cloud import compute_v1
-
         scope, where, name = _parse_link(link, ref)
+        zonal = scope == "zones"
+        client, request = _scoped(
+            "Get",
+            "Autoscaler",
+            where if zonal else None,
+            None if zonal else where,
+            project=project,
+            autoscaler=name,
+        )
         try:
-            if scope == "zones":
-                return self._call(
-                    "autoscalers",
-                    "get",
-                    ref,
-                    compute_v1.GetAutoscalerRequest(project=project, zone=where, autoscaler=name),
-                )
-            return self._call(
-                "region_autoscalers",
-                "get",
-                ref,
-                compute_v1.GetRegionAutoscalerRequest(
-                    project=project, region=where, autoscaler=name
-                ),
-            )
+            return self._call(client, "get", ref, request)
         except GroupNotFound:
             return None
 
@@ -242,28 +228,18 @@ class GcpMigSupply:
         return SetResult.of(plan, after, request_id)
 
     def _resize(self, ref: GroupRef, replicas: int, request_id: str) -> None:
-        from google.cloud import compute_v1
-
         project = self._project(ref)
-        if ref.zone:
-            request: Any = compute_v1.ResizeInstanceGroupManagerRequest(
-                project=project,
-                zone=ref.zone,
-                instance_group_manager=ref.name,
-                size=replicas,
-                request_id=request_id,
-            )
-            op = self._call("migs", "resize_unary", ref, request)
-        else:
-            request = compute_v1.ResizeRegionInstanceGroupManagerRequest(
-                project=project,
-                region=ref.region,
-                instance_group_manager=ref.name,
-                size=replicas,
-                request_id=request_id,
-            )
-            op = self._call("region_migs", "resize_unary", ref, request)
-        self._wait(ref, project, op)
+        client, request = _scoped(
+            "Resize",
+            "InstanceGroupManager",
+            ref.zone,
+            ref.region,
+            project=project,
+            instance_group_manager=ref.name,
+            size=replicas,
+            request_id=request_id,
+        )
+        self._wait(ref, project, self._call(client, "resize_unary", ref, request))
 
     def _move_window(self, state: GroupState, low: int, request_id: str) -> None:
         """Sets the autoscaler's minNumReplicas only: the PATCH is a JSON merge patch, so its
@@ -277,25 +253,18 @@ class GcpMigSupply:
         project = self._project(ref)
         policy = compute_v1.AutoscalingPolicy(min_num_replicas=low)
         resource = compute_v1.Autoscaler(name=name, autoscaling_policy=policy)
-        if scope == "zones":
-            request: Any = compute_v1.PatchAutoscalerRequest(
-                project=project,
-                zone=where,
-                autoscaler=name,
-                autoscaler_resource=resource,
-                request_id=request_id,
-            )
-            op = self._call("autoscalers", "patch_unary", ref, request)
-        else:
-            request = compute_v1.PatchRegionAutoscalerRequest(
-                project=project,
-                region=where,
-                autoscaler=name,
-                autoscaler_resource=resource,
-                request_id=request_id,
-            )
-            op = self._call("region_autoscalers", "patch_unary", ref, request)
-        self._wait(ref, project, op)
+        zonal = scope == "zones"
+        client, request = _scoped(
+            "Patch",
+            "Autoscaler",
+            where if zonal else None,
+            None if zonal else where,
+            project=project,
+            autoscaler=name,
+            autoscaler_resource=resource,
+            request_id=request_id,
+        )
+        self._wait(ref, project, self._call(client, "patch_unary", ref, request))
 
     def _wait(self, ref: GroupRef, project: str, op: Any) -> None:
         """Polls the operation until DONE, within ``op_deadline``; raises its error, if any.
@@ -344,20 +313,12 @@ class GcpMigSupply:
             raise PermanentSupplyError(f"operation {name} failed{http}: {detail}", ref)
 
     def _wait_request(self, ref: GroupRef, project: str, op: Any) -> tuple[str, Any]:
-        from google.cloud import compute_v1
-
         zone = str(op.zone or "").rstrip("/").rsplit("/", 1)[-1]
         region = str(op.region or "").rstrip("/").rsplit("/", 1)[-1]
         if not zone and not region:  # fall back to where the group lives
             zone, region = ref.zone or "", ref.region or ""
-        if zone:
-            return "zone_ops", compute_v1.WaitZoneOperationRequest(
-                project=project, zone=zone, operation=op.name
-            )
-        if region:
-            return "region_ops", compute_v1.WaitRegionOperationRequest(
-                project=project, region=region, operation=op.name
-            )
+        if zone or region:
+            return _scoped("Wait", "Operation", zone, region, project=project, operation=op.name)
         raise PermanentSupplyError(f"operation {op.name} names no zone or region", ref)
 
     # -- calling -----------------------------------------------------------------------------
@@ -475,3 +436,19 @@ def _state(ref: GroupRef, mig: Any, scaler: Any) -> GroupState:
         stable=bool(mig.status.is_stable),
         autoscaler_link=scaler.self_link if active else None,
     )
+
+
+def _scoped(
+    verb: str, kind: str, zone: str | None, region: str | None, **fields: Any
+) -> tuple[str, Any]:
+    """The client (a key of CLIENTS) and the request of ``verb`` on a ``kind`` of resource in
+    ``zone``, else in ``region``: the API's zonal request (``ResizeInstanceGroupManagerRequest``;
+    ``WaitZoneOperationRequest`` for operations) or its regional twin (``Resize`` +
+    ``Region`` + kind)."""
+    from google.cloud import compute_v1
+
+    zonal, regional = _SCOPED_CLIENTS[kind]
+    if zone:
+        name = f"{verb}Zone{kind}Request" if kind == "Operation" else f"{verb}{kind}Request"
+        return zonal, getattr(compute_v1, name)(zone=zone, **fields)
+    return regional, getattr(compute_v1, f"{verb}Region{kind}Request")(region=region, **fields)

@@ -102,18 +102,12 @@ class Plan:
 
 
 @dataclass(frozen=True, slots=True)
-class SetResult:
-    """What a set did: the method used, the counts before and after, and the group afterwards."""
+class SetResult(Plan):
+    """What a set did: its plan (the method used, the counts before and after), the request's
+    id, and the group afterwards."""
 
-    ref: GroupRef
-    previous: int
-    desired: int
-    method: Method
-    window: tuple[int, int] | None = None
-    warnings: tuple[str, ...] = ()
     request_id: str | None = None
     state: GroupState | None = None
-    previous_window: tuple[int, int] | None = None
 
     @property
     def changed(self) -> bool:
@@ -123,14 +117,5 @@ class SetResult:
     def of(
         cls, plan: Plan, state: GroupState | None = None, request_id: str | None = None
     ) -> SetResult:
-        return cls(
-            plan.ref,
-            plan.previous,
-            plan.desired,
-            plan.method,
-            plan.window,
-            plan.warnings,
-            request_id,
-            state,
-            plan.previous_window,
-        )
+        fields = {name: getattr(plan, name) for name in Plan.__dataclass_fields__}
+        return cls(**fields, request_id=request_id, state=state)
