@@ -28,14 +28,37 @@ def _check_units(units: float, limit: float) -> None:
         raise ValueError(f"a slot of {units} units can never fit the lane's limit of {limit}")
 
 
-class SlotGate:
-    """Slots for threads."""
+class _Slots:
+    """The count both gates keep: units held and waited for, under ``capacity()`` and the
+    lane's ``limit``."""
 
     def __init__(self, capacity: Callable[[], float], limit: float) -> None:
         self.capacity = capacity
         self.limit = limit
         self.in_use = 0.0
         self.waiting = 0.0
+
+    def _full_for(self, units: float) -> bool:
+        return self.in_use + units > self.capacity() + EPSILON
+
+    @staticmethod
+    def _next_wait(
+        deadline: float | None, now: float, units: float, timeout: float | None
+    ) -> float:
+        """How long to wait before looking again; raises :class:`SlotTimeout` past ``deadline``."""
+        if deadline is None:
+            return RECHECK_S
+        remaining = deadline - now
+        if remaining <= 0:
+            raise SlotTimeout(f"no slot of {units} units within {timeout} s")
+        return min(RECHECK_S, remaining)
+
+
+class SlotGate(_Slots):
+    """Slots for threads."""
+
+    def __init__(self, capacity: Callable[[], float], limit: float) -> None:
+        super().__init__(capacity, limit)
         self._cond = threading.Condition()
 
     def acquire(self, units: float = 1.0, timeout: float | None = None) -> None:
@@ -44,14 +67,8 @@ class SlotGate:
         with self._cond:
             self.waiting += units
             try:
-                while self.in_use + units > self.capacity() + EPSILON:
-                    wait = RECHECK_S
-                    if deadline is not None:
-                        remaining = deadline - time.monotonic()
-                        if remaining <= 0:
-                            raise SlotTimeout(f"no slot of {units} units within {timeout} s")
-                        wait = min(wait, remaining)
-                    self._cond.wait(wait)
+                while self._full_for(units):
+                    self._cond.wait(self._next_wait(deadline, time.monotonic(), units, timeout))
             finally:
                 self.waiting -= units
             self.in_use += units
@@ -67,14 +84,11 @@ class SlotGate:
             self._cond.notify_all()
 
 
-class AsyncSlotGate:
+class AsyncSlotGate(_Slots):
     """Slots for asyncio tasks (one event loop)."""
 
     def __init__(self, capacity: Callable[[], float], limit: float) -> None:
-        self.capacity = capacity
-        self.limit = limit
-        self.in_use = 0.0
-        self.waiting = 0.0
+        super().__init__(capacity, limit)
         self._cond: asyncio.Condition | None = None
 
     def _condition(self) -> asyncio.Condition:
@@ -90,13 +104,8 @@ class AsyncSlotGate:
         async with cond:
             self.waiting += units
             try:
-                while self.in_use + units > self.capacity() + EPSILON:
-                    wait = RECHECK_S
-                    if deadline is not None:
-                        remaining = deadline - loop.time()
-                        if remaining <= 0:
-                            raise SlotTimeout(f"no slot of {units} units within {timeout} s")
-                        wait = min(wait, remaining)
+                while self._full_for(units):
+                    wait = self._next_wait(deadline, loop.time(), units, timeout)
                     with contextlib.suppress(TimeoutError):
                         await asyncio.wait_for(cond.wait(), wait)
             finally:
