@@ -32,14 +32,22 @@ def pool(
 
 
 def target(
-    name: str, lo: int, hi: int, upr: float = 1, replicas: int | None = None, kind: str = "aws_asg"
+    name: str,
+    lo: int,
+    hi: int,
+    upr: float = 1,
+    replicas: int | None = None,
+    kind: str = "aws_asg",
+    **where: str,
 ) -> dict[str, Any]:
+    """A scale target's document; ``where``: its ``region``, or its ``project`` and ``zone``."""
     doc: dict[str, Any] = {
         "kind": kind,
         "name": name,
         "min_replicas": lo,
         "max_replicas": hi,
         "units_per_replica": upr,
+        **where,
     }
     if replicas is not None:
         doc["replicas"] = replicas

@@ -11,46 +11,19 @@ import yaml
 
 from tests import arklow_cli
 from tests.arklow_cli import Result
+from tests.builders import dest, lane, pool, target
 
 TOPOLOGY: dict[str, Any] = {
     "destinations": [
-        {
-            "name": "search",
-            "resources": ["gpu"],
-            "lanes": [
-                {"name": "interactive", "limit": 10, "weight": 2},
-                {"name": "batch", "limit": 20},
-            ],
-        },
-        {
-            "name": "chat",
-            "resources": ["gpu", "llm-quota"],
-            "lanes": [{"name": "live", "limit": 8, "cost": {"llm-quota": 2}}],
-        },
-        {
-            "name": "solo",
-            "resources": ["cpu"],
-            "lanes": [{"name": "jobs", "limit": 5}],
-            "standalone_capacity": {"cpu": 3},
-        },
+        dest("search", ["gpu"], lane("interactive", 10, 2), lane("batch", 20)),
+        dest("chat", ["gpu", "llm-quota"], lane("live", 8, llm_quota=2)),
+        dest("solo", ["cpu"], lane("jobs", 5), cpu=3),
     ],
     "pools": [
-        {
-            "name": "gpu-shared",
-            "resource": "gpu",
-            "members": ["search", "chat"],
-            "scale_targets": [
-                {
-                    "kind": "aws_asg",
-                    "name": "gpu-asg",
-                    "min_replicas": 1,
-                    "max_replicas": 4,
-                    "units_per_replica": 4,
-                    "replicas": 2,
-                }
-            ],
-        },
-        {"name": "quota", "resource": "llm-quota", "capacity": 10, "members": ["chat"]},
+        pool(
+            "gpu-shared", "gpu", ["search", "chat"], scale_targets=[target("gpu-asg", 1, 4, 4, 2)]
+        ),
+        pool("quota", "llm-quota", ["chat"], 10),
     ],
 }
 
@@ -80,8 +53,8 @@ def test_json_contract(tmp_path: Path) -> None:
     doc = json.loads(proc.stdout)
     assert set(doc) == {"lanes", "pools"}
     assert set(doc["lanes"]) == {"search/interactive", "search/batch", "chat/live", "solo/jobs"}
-    for lane in doc["lanes"].values():
-        assert set(lane) == {"demand", "allocation", "held", "admission"}
+    for figures in doc["lanes"].values():
+        assert set(figures) == {"demand", "allocation", "held", "admission"}
     assert set(doc["pools"]) == {"gpu-shared", "quota", "solo/cpu"}
     for p in doc["pools"].values():
         assert set(p) == {"resource", "capacity", "demand", "pressure", "state", "desired_replicas"}

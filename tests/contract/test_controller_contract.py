@@ -25,39 +25,23 @@ import pytest
 
 from tests import aws_moto
 from tests.arklow_cli import ARKLOW, only, run
+from tests.builders import dest, lane, pool, target
 from tests.controller_process import ControllerProcess, eventually, store_topology
 
 ASG_MAX = 6
 TOPOLOGY = {
     "destinations": [
-        {
-            "name": "search",
-            "resources": ["gpu"],
-            "lanes": [
-                {"name": "interactive", "limit": 16, "weight": 3},
-                {"name": "batch", "limit": 64},
-            ],
-        },
-        {"name": "ingest", "resources": ["gpu"], "lanes": [{"name": "default", "limit": 10}]},
+        dest("search", ["gpu"], lane("interactive", 16, 3), lane("batch", 64)),
+        dest("ingest", ["gpu"], lane("default", 10)),
     ],
     "pools": [
-        {
-            "name": "shared-gpu",
-            "resource": "gpu",
-            "capacity": 4,
-            "members": ["search", "ingest"],
-            "scale_targets": [
-                {
-                    "kind": "aws_asg",
-                    "name": "gpu-workers",
-                    "region": aws_moto.REGION,
-                    "min_replicas": 1,
-                    "max_replicas": ASG_MAX,
-                    "units_per_replica": 8,
-                    "replicas": 1,
-                }
-            ],
-        }
+        pool(
+            "shared-gpu",
+            "gpu",
+            ["search", "ingest"],
+            4,
+            scale_targets=[target("gpu-workers", 1, ASG_MAX, 8, 1, region=aws_moto.REGION)],
+        )
     ],
 }
 LANES = {"search/interactive", "search/batch", "ingest/default"}
@@ -255,8 +239,8 @@ def test_demand_in_admission_out(admin: httpx.Client) -> None:
     assert isinstance(doc["stale"], bool) and doc["stale"] is False
     assert datetime.fromisoformat(doc["time"].replace("Z", "+00:00")).tzinfo is not None
     assert set(doc["lanes"]) == LANES
-    for lane in doc["lanes"].values():
-        check_lane(lane)
+    for figures in doc["lanes"].values():
+        check_lane(figures)
     batch = doc["lanes"]["search/batch"]
     # demand is raw (70 over the limit of 64); allocation is capped by min(demand, limit).
     assert batch["allocation"] <= 64 and batch["admission"] <= 64

@@ -22,6 +22,7 @@ import httpx
 import pytest
 
 from tests import aws_moto
+from tests.builders import dest, lane, pool, target
 from tests.controller_process import ControllerProcess, eventually
 from tests.e2e.pulumi_cli import MISSING_ENGINE, Stack, engine_available, write_project
 
@@ -31,48 +32,24 @@ PROJECT, ZONE = "arklow-test", "us-central1-a"
 ASG_MAX, MIG_MAX = 6, 5
 TOPOLOGY = {
     "destinations": [
-        {
-            "name": "search",
-            "resources": ["gpu"],
-            "lanes": [
-                {"name": "interactive", "limit": 16, "weight": 3},
-                {"name": "batch", "limit": 64},
-            ],
-        },
-        {"name": "ingest", "resources": ["cpu"], "lanes": [{"name": "default", "limit": 100}]},
+        dest("search", ["gpu"], lane("interactive", 16, 3), lane("batch", 64)),
+        dest("ingest", ["cpu"], lane("default", 100)),
     ],
     "pools": [
-        {
-            "name": "shared-gpu",
-            "resource": "gpu",
-            "members": ["search"],
-            "scale_targets": [
-                {
-                    "kind": "aws_asg",
-                    "name": "gpu-workers",
-                    "region": aws_moto.REGION,
-                    "min_replicas": 1,
-                    "max_replicas": ASG_MAX,
-                    "units_per_replica": 8,
-                }
+        pool(
+            "shared-gpu",
+            "gpu",
+            ["search"],
+            scale_targets=[target("gpu-workers", 1, ASG_MAX, 8, region=aws_moto.REGION)],
+        ),
+        pool(
+            "cpu-workers",
+            "cpu",
+            ["ingest"],
+            scale_targets=[
+                target("cpu-workers", 1, MIG_MAX, 4, kind="gcp_mig", project=PROJECT, zone=ZONE)
             ],
-        },
-        {
-            "name": "cpu-workers",
-            "resource": "cpu",
-            "members": ["ingest"],
-            "scale_targets": [
-                {
-                    "kind": "gcp_mig",
-                    "name": "cpu-workers",
-                    "project": PROJECT,
-                    "zone": ZONE,
-                    "min_replicas": 1,
-                    "max_replicas": MIG_MAX,
-                    "units_per_replica": 4,
-                }
-            ],
-        },
+        ),
     ],
 }
 

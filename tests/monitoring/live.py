@@ -19,55 +19,33 @@ from typing import Any
 import httpx
 
 from arklow_pulumi.devservers.compute import ComputeServer
+from tests.builders import dest, lane, pool, target
 from tests.controller_process import ControllerProcess, eventually, store_topology
 
 PROJECT, ZONE = "arklow-monitoring", "us-central1-a"
 INTERVAL_S = 0.5
 TOPOLOGY: dict[str, Any] = {
     "destinations": [
-        {
-            "name": "search",
-            "resources": ["gpu"],
-            "lanes": [
-                {"name": "interactive", "limit": 16, "weight": 3},
-                {"name": "batch", "limit": 64},
-            ],
-        },
-        {"name": "ingest", "resources": ["cpu"], "lanes": [{"name": "default", "limit": 40}]},
+        dest("search", ["gpu"], lane("interactive", 16, 3), lane("batch", 64)),
+        dest("ingest", ["cpu"], lane("default", 40)),
     ],
     "pools": [
-        {
-            "name": "shared-gpu",
-            "resource": "gpu",
-            "members": ["search"],
-            "scale_targets": [
-                {
-                    "kind": "gcp_mig",
-                    "name": "gpu-workers",
-                    "project": PROJECT,
-                    "zone": ZONE,
-                    "min_replicas": 1,
-                    "max_replicas": 3,
-                    "units_per_replica": 8,
-                }
+        pool(
+            "shared-gpu",
+            "gpu",
+            ["search"],
+            scale_targets=[
+                target("gpu-workers", 1, 3, 8, kind="gcp_mig", project=PROJECT, zone=ZONE)
             ],
-        },
-        {
-            "name": "cpu-workers",
-            "resource": "cpu",
-            "members": ["ingest"],
-            "scale_targets": [
-                {
-                    "kind": "gcp_mig",
-                    "name": "cpu-workers",
-                    "project": PROJECT,
-                    "zone": ZONE,
-                    "min_replicas": 1,
-                    "max_replicas": 4,
-                    "units_per_replica": 4,
-                }
+        ),
+        pool(
+            "cpu-workers",
+            "cpu",
+            ["ingest"],
+            scale_targets=[
+                target("cpu-workers", 1, 4, 4, kind="gcp_mig", project=PROJECT, zone=ZONE)
             ],
-        },
+        ),
     ],
 }
 # Demand the three lanes keep reporting: both pools want more than their targets' max.

@@ -6,60 +6,28 @@ from __future__ import annotations
 import random
 from typing import Any
 
+from tests.builders import dest, lane, pool, target
+
 FIVE: dict[str, Any] = {
     "destinations": [
-        {
-            "name": "search",
-            "resources": ["gpu"],
-            "lanes": [
-                {"name": "interactive", "limit": 16, "weight": 3},
-                {"name": "batch", "limit": 48},
-            ],
-        },
-        {"name": "chat", "resources": ["gpu"], "lanes": [{"name": "live", "limit": 32}]},
-        {
-            "name": "etl",
-            "resources": ["gpu", "cpu"],
-            "lanes": [
-                {"name": "backfill", "limit": 64, "cost": {"gpu": 1, "cpu": 2}},
-                {"name": "scan", "limit": 20},
-            ],
-        },
+        dest("search", ["gpu"], lane("interactive", 16, 3), lane("batch", 48)),
+        dest("chat", ["gpu"], lane("live", 32)),
+        dest("etl", ["gpu", "cpu"], lane("backfill", 64, gpu=1, cpu=2), lane("scan", 20)),
     ],
     "pools": [
-        {
-            "name": "gpu-east",
-            "resource": "gpu",
-            "members": ["search", "chat", "etl"],
-            "scale_targets": [
-                {
-                    "kind": "aws_asg",
-                    "name": "gpu-asg",
-                    "region": "us-east-1",
-                    "min_replicas": 2,
-                    "max_replicas": 8,
-                    "units_per_replica": 16,
-                    "replicas": 2,
-                }
-            ],
-        },
-        {
-            "name": "cpu-pool",
-            "resource": "cpu",
-            "capacity": 8,
-            "members": ["etl"],
-            "scale_targets": [
-                {
-                    "kind": "aws_asg",
-                    "name": "cpu-asg",
-                    "region": "us-east-1",
-                    "min_replicas": 1,
-                    "max_replicas": 10,
-                    "units_per_replica": 8,
-                    "replicas": 1,
-                }
-            ],
-        },
+        pool(
+            "gpu-east",
+            "gpu",
+            ["search", "chat", "etl"],
+            scale_targets=[target("gpu-asg", 2, 8, 16, 2, region="us-east-1")],
+        ),
+        pool(
+            "cpu-pool",
+            "cpu",
+            ["etl"],
+            8,
+            scale_targets=[target("cpu-asg", 1, 10, 8, 1, region="us-east-1")],
+        ),
     ],
 }
 LANES = ["search/interactive", "search/batch", "chat/live", "etl/backfill", "etl/scan"]
