@@ -54,5 +54,23 @@ def target(
     return doc
 
 
+def search_and_ingest(
+    gpu: dict[str, Any], cpu: dict[str, Any], ingest_limit: float
+) -> dict[str, Any]:
+    """The process tests' topology document: ``search`` (``interactive`` 16 at weight 3, ``batch``
+    64) in the pool ``shared-gpu`` that the scale target ``gpu`` serves, and ``ingest/default``
+    (``ingest_limit``) in ``cpu-workers``, which ``cpu`` serves."""
+    return {
+        "destinations": [
+            dest("search", ["gpu"], lane("interactive", 16, 3), lane("batch", 64)),
+            dest("ingest", ["cpu"], lane("default", ingest_limit)),
+        ],
+        "pools": [
+            pool("shared-gpu", "gpu", ["search"], scale_targets=[gpu]),
+            pool("cpu-workers", "cpu", ["ingest"], scale_targets=[cpu]),
+        ],
+    }
+
+
 def topo(destinations: list[dict[str, Any]], pools: list[dict[str, Any]] | None = None) -> Topology:
     return build_topology(parse_topology({"destinations": destinations, "pools": pools or []}))

@@ -22,7 +22,7 @@ import httpx
 import pytest
 
 from tests import aws_moto
-from tests.builders import dest, lane, pool, target
+from tests.builders import search_and_ingest, target
 from tests.controller_process import ControllerProcess, eventually
 from tests.e2e.pulumi_cli import MISSING_ENGINE, Stack, engine_available, write_project
 
@@ -30,28 +30,11 @@ pytestmark = pytest.mark.e2e
 
 PROJECT, ZONE = "arklow-test", "us-central1-a"
 ASG_MAX, MIG_MAX = 6, 5
-TOPOLOGY = {
-    "destinations": [
-        dest("search", ["gpu"], lane("interactive", 16, 3), lane("batch", 64)),
-        dest("ingest", ["cpu"], lane("default", 100)),
-    ],
-    "pools": [
-        pool(
-            "shared-gpu",
-            "gpu",
-            ["search"],
-            scale_targets=[target("gpu-workers", 1, ASG_MAX, 8, region=aws_moto.REGION)],
-        ),
-        pool(
-            "cpu-workers",
-            "cpu",
-            ["ingest"],
-            scale_targets=[
-                target("cpu-workers", 1, MIG_MAX, 4, kind="gcp_mig", project=PROJECT, zone=ZONE)
-            ],
-        ),
-    ],
-}
+TOPOLOGY = search_and_ingest(
+    target("gpu-workers", 1, ASG_MAX, 8, region=aws_moto.REGION),
+    target("cpu-workers", 1, MIG_MAX, 4, kind="gcp_mig", project=PROJECT, zone=ZONE),
+    ingest_limit=100,
+)
 
 
 @dataclass

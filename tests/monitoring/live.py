@@ -19,35 +19,16 @@ from typing import Any
 import httpx
 
 from arklow_pulumi.devservers.compute import ComputeServer
-from tests.builders import dest, lane, pool, target
+from tests.builders import search_and_ingest, target
 from tests.controller_process import ControllerProcess, eventually, store_topology
 
 PROJECT, ZONE = "arklow-monitoring", "us-central1-a"
 INTERVAL_S = 0.5
-TOPOLOGY: dict[str, Any] = {
-    "destinations": [
-        dest("search", ["gpu"], lane("interactive", 16, 3), lane("batch", 64)),
-        dest("ingest", ["cpu"], lane("default", 40)),
-    ],
-    "pools": [
-        pool(
-            "shared-gpu",
-            "gpu",
-            ["search"],
-            scale_targets=[
-                target("gpu-workers", 1, 3, 8, kind="gcp_mig", project=PROJECT, zone=ZONE)
-            ],
-        ),
-        pool(
-            "cpu-workers",
-            "cpu",
-            ["ingest"],
-            scale_targets=[
-                target("cpu-workers", 1, 4, 4, kind="gcp_mig", project=PROJECT, zone=ZONE)
-            ],
-        ),
-    ],
-}
+TOPOLOGY: dict[str, Any] = search_and_ingest(
+    target("gpu-workers", 1, 3, 8, kind="gcp_mig", project=PROJECT, zone=ZONE),
+    target("cpu-workers", 1, 4, 4, kind="gcp_mig", project=PROJECT, zone=ZONE),
+    ingest_limit=40,
+)
 # Demand the three lanes keep reporting: both pools want more than their targets' max.
 DEMAND = {"search/interactive": 16.0, "search/batch": 40.0, "ingest/default": 30.0}
 # Families that have samples only once something happened; the scrape waits for each.

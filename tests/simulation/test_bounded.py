@@ -28,8 +28,9 @@ from arklow_pulumi.simulation.aggregating import CHART_POINTS, bucketed
 from arklow_pulumi.simulation.budgeting import MiB, parse_size
 from arklow_pulumi.simulation.forking import WorkerFailed, stream_forked
 from arklow_pulumi.simulation.policies import POLICIES, build
-from arklow_pulumi.simulation.simulating import RunResult, run
+from arklow_pulumi.simulation.simulating import run
 from arklow_pulumi.simulation.tracing import Trace, parse_trace
+from tests.simulation.figures_text import figures_text
 from tests.simulation.long_replays import FIVE, TICK, noisy_rows, three_rows
 from tests.simulation.running import ARKLOW, arklow, assert_one_line_error, write_topology
 
@@ -48,25 +49,6 @@ def long_trace() -> Trace:
 
 def _policies(topo: Topology) -> dict[str, tuple[Topology, str]]:
     return {name: build(name, topo) for name in POLICIES}
-
-
-def _figures(results: dict[str, RunResult]) -> str:
-    """Every figure but the series, at full precision."""
-    return repr(
-        {
-            name: (
-                r.lanes,
-                r.pools,
-                r.resources,
-                r.served_ratio,
-                r.utilization,
-                r.replica_hours,
-                r.scale_actions,
-                r.peak_replicas,
-            )
-            for name, r in results.items()
-        }
-    )
 
 
 def _plain(column: list[float], bucket: int) -> tuple[list[float], list[float]]:
@@ -92,8 +74,10 @@ def test_long_replay_keeps_bounded_series_and_exact_figures(
     full_small = run(_policies(topo), long_trace, TICK, 120.0, jobs=1)
     monkeypatch.setattr(aggregating, "CHUNK_TICKS", 4096)
     full = run(_policies(topo), long_trace, TICK, 120.0, jobs=1)
-    assert _figures(got) == _figures(small) == _figures(full) == _figures(full_small)
-    assert _figures(tiny) == _figures(got)
+    assert (
+        figures_text(got) == figures_text(small) == figures_text(full) == figures_text(full_small)
+    )
+    assert figures_text(tiny) == figures_text(got)
     assert repr([r.series for r in small.values()]) == repr([r.series for r in got.values()])
     assert repr([r.series for r in tiny.values()]) == repr([r.series for r in got.values()])
     assert repr([r.series for r in full_small.values()]) == repr([r.series for r in full.values()])
@@ -161,7 +145,7 @@ def test_workers_stream_the_same_bytes(
     monkeypatch.setattr(simulating, "stream_forked", spy)
     one = run(_policies(five[1]), long_trace, TICK, 120.0, jobs=1)
     two = run(_policies(five[1]), long_trace, TICK, 120.0, jobs=2, parallel_min=0)
-    assert _figures(one) == _figures(two)
+    assert figures_text(one) == figures_text(two)
     assert repr([r.series for r in one.values()]) == repr([r.series for r in two.values()])
     if len(os.sched_getaffinity(0)) >= 2:
         assert started == [2]

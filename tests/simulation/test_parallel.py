@@ -29,12 +29,13 @@ from arklow_pulumi.simulation import simulating
 from arklow_pulumi.simulation.batching import batches
 from arklow_pulumi.simulation.policies import FAIR, POLICIES, build
 from arklow_pulumi.simulation.sharding import assign, shard
-from arklow_pulumi.simulation.simulating import RunResult, Scenario, run
+from arklow_pulumi.simulation.simulating import Scenario, run
 from arklow_pulumi.simulation.stepping import UnitRun
 from arklow_pulumi.simulation.tracing import Trace, read_trace
 from arklow_pulumi.simulation.units import split
 from arklow_pulumi.simulation.whatif import what_if
 from tests.simulation.example_traces import TRACES
+from tests.simulation.figures_text import figures_text
 from tests.simulation.running import ARKLOW, arklow, assert_one_line_error
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -56,23 +57,6 @@ def fleet(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, Path, Path]:
     kept = [lines[0], *(line for line in lines[1:] if int(line.split(",")[0]) <= SLICE_S)]
     trace.write_text("\n".join(kept) + "\n", encoding="utf-8")
     return files.before, files.after, trace
-
-
-def _figures(results: dict[str, RunResult]) -> str:
-    """Every figure and series point at full precision, as text."""
-    return repr(
-        {
-            name: (
-                r.lanes,
-                r.pools,
-                r.served_ratio,
-                r.utilization,
-                r.replica_hours,
-                r.scale_actions,
-            )
-            for name, r in results.items()
-        }
-    ) + repr({name: r.series for name, r in results.items()})
 
 
 def _four(topo: Topology) -> dict[str, tuple[Topology, str]]:
@@ -116,10 +100,10 @@ def test_worker_count_does_not_change_a_bit(
     started = _forks(monkeypatch)
     for topo, trace in _cases(fleet):
         one = run(_four(topo), trace, 60.0, 120.0, jobs=1, parallel_min=0)
-        want_figures, want_json = _figures(one), json.dumps(simulate_document(one))
+        want_figures, want_json = figures_text(one, series=True), json.dumps(simulate_document(one))
         for jobs in (2, 3):
             got = run(_four(topo), trace, 60.0, 120.0, jobs=jobs, parallel_min=0)
-            assert _figures(got) == want_figures
+            assert figures_text(got, series=True) == want_figures
             assert json.dumps(simulate_document(got)) == want_json
     if len(os.sched_getaffinity(0)) >= 2:
         assert started == [2, 2, 2, 2]  # two cores here at most: --jobs 3 runs two workers
@@ -134,7 +118,7 @@ def test_what_if_worker_count_does_not_change_a_bit(
     sides = {"before": (before, FAIR), "after": (after, FAIR)}
     one = run(sides, trace, 60.0, 120.0, jobs=1, parallel_min=0)
     two = run(sides, trace, 60.0, 120.0, jobs=2, parallel_min=0)
-    assert _figures(one) == _figures(two)
+    assert figures_text(one, series=True) == figures_text(two, series=True)
     # what_if itself (default jobs and threshold) gives the same document
     doc = whatif_document(what_if(before, after, trace, 60.0, 120.0, jobs=1))
     assert whatif_document(what_if(before, after, trace, 60.0, 120.0, jobs=2)) == doc
@@ -152,7 +136,7 @@ def test_change_at_worker_count_does_not_change_a_bit(
     sides = {"before": Scenario(before), "after": Scenario(before, then=after, at=900.0)}
     one = run(sides, trace, 60.0, 120.0, jobs=1, parallel_min=0)
     two = run(sides, trace, 60.0, 120.0, jobs=2, parallel_min=0)
-    assert _figures(one) == _figures(two)
+    assert figures_text(one, series=True) == figures_text(two, series=True)
     assert one["after"].lanes != one["before"].lanes  # the change moved something
     if len(os.sched_getaffinity(0)) >= 2:
         assert started == [2]
