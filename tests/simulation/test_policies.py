@@ -43,6 +43,7 @@ from typing import Any
 
 import pytest
 
+from tests.builders import dest, lane
 from tests.simulation.running import simulate_json, write_topology, write_trace
 
 TICK_H = 1 / 60
@@ -213,16 +214,7 @@ def test_static_capacity_split_and_merge(tmp_path: Path, policy: str) -> None:
 
 
 def test_demand_above_limit_is_not_counted(tmp_path: Path) -> None:
-    doc_topo = {
-        "destinations": [
-            {
-                "name": "a",
-                "resources": ["cpu"],
-                "standalone_capacity": {"cpu": 10},
-                "lanes": [{"name": "x", "limit": 4}],
-            }
-        ]
-    }
+    doc_topo = {"destinations": [dest("a", ["cpu"], lane("x", 4), cpu=10)]}
     topo = write_topology(tmp_path / "t.yaml", doc_topo)
     trace = write_trace(tmp_path / "trace.csv", [(0, "a/x", 50), (7200, "a/x", 50)])
     doc = simulate_json(topo, trace, "--tick", "3600", "--policies", "arklow")

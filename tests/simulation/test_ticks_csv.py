@@ -12,6 +12,7 @@ from typing import Any
 
 import pytest
 
+from tests.builders import dest, lane
 from tests.simulation.example_traces import TRACES
 from tests.simulation.running import (
     arklow,
@@ -101,7 +102,9 @@ def test_a_tick_by_hand(case_a_rows: list[dict[str, str]]) -> None:
         "4",
     ]
     # the target's reason: held work took it to its max at t = 0; pools and lanes have none
-    reason = {(r["time"], r["kind"], r["name"]): r["reason"] for r in rows if r["policy"] == "arklow"}
+    reason = {
+        (r["time"], r["kind"], r["name"]): r["reason"] for r in rows if r["policy"] == "arklow"
+    }
     assert reason[("60", "target", "gpu/asg")] == "at-max"
     assert reason[("60", "pool", "gpu")] == reason[("60", "lane", "a/x")] == ""
     assert row(rows, "arklow", "60", "lane", "a/x") == ["", "", "8", "3", "5", "3", "", "", ""]
@@ -191,8 +194,8 @@ def test_rows_add_up_to_the_json(tmp_path: Path, name: str) -> None:
             assert _number(r["admitted"]) <= _number(r["capacity"]) + 1e-9
     assert len(times) == len({t for t in times})  # one block of rows per tick
     for policy, figures in doc["policies"].items():
-        for lane, want in figures["lanes"].items():
-            got = sums[(policy, "lane", lane)]
+        for name, want in figures["lanes"].items():
+            got = sums[(policy, "lane", name)]
             for column in ("demand", "served", "held"):
                 assert got[column] == pytest.approx(want[column], rel=1e-9, abs=1e-9)
         for pool, want in figures["pools"].items():
@@ -204,16 +207,7 @@ def test_rows_add_up_to_the_json(tmp_path: Path, name: str) -> None:
 
 
 def test_names_with_commas_and_quotes_are_quoted(tmp_path: Path) -> None:
-    doc: dict[str, Any] = {
-        "destinations": [
-            {
-                "name": 'we"ird,dest',
-                "resources": ["cpu"],
-                "standalone_capacity": {"cpu": 4},
-                "lanes": [{"name": "a,b", "limit": 10}],
-            }
-        ]
-    }
+    doc: dict[str, Any] = {"destinations": [dest('we"ird,dest', ["cpu"], lane("a,b", 10), cpu=4)]}
     topo = write_topology(tmp_path / "t.yaml", doc)
     trace = write_trace(tmp_path / "trace.csv", 'time,lane,demand\n0,"we""ird,dest/a,b",3\n')
     out = tmp_path / "ticks.csv"
