@@ -30,8 +30,8 @@ from arklow_pulumi.simulation.forking import WorkerFailed, stream_forked
 from arklow_pulumi.simulation.policies import POLICIES, build
 from arklow_pulumi.simulation.simulating import run
 from arklow_pulumi.simulation.tracing import Trace, parse_trace
-from tests.simulation.figures_text import figures_text
 from tests.simulation.long_replays import FIVE, TICK, noisy_rows, three_rows
+from tests.simulation.replay_checks import figures_text, forks
 from tests.simulation.running import ARKLOW, arklow, assert_one_line_error, write_topology
 
 
@@ -135,14 +135,7 @@ def test_workers_stream_the_same_bytes(
     """Two worker processes sending their chunks as they go give every figure and series
     point of one process."""
     monkeypatch.setattr(simulating, "other_threads_running", lambda: False)
-    started: list[int] = []
-    real = simulating.stream_forked
-
-    def spy(task: Any, count: int, consume: Any) -> Any:
-        started.append(count)
-        return real(task, count, consume)
-
-    monkeypatch.setattr(simulating, "stream_forked", spy)
+    started = forks(monkeypatch)
     one = run(_policies(five[1]), long_trace, TICK, 120.0, jobs=1)
     two = run(_policies(five[1]), long_trace, TICK, 120.0, jobs=2, parallel_min=0)
     assert figures_text(one) == figures_text(two)

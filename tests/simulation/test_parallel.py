@@ -35,7 +35,7 @@ from arklow_pulumi.simulation.tracing import Trace, read_trace
 from arklow_pulumi.simulation.units import split
 from arklow_pulumi.simulation.whatif import what_if
 from tests.simulation.example_traces import TRACES
-from tests.simulation.figures_text import figures_text
+from tests.simulation.replay_checks import figures_text, forks
 from tests.simulation.running import ARKLOW, arklow, assert_one_line_error
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -73,19 +73,6 @@ def _alone(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setattr(simulating, "other_threads_running", lambda: False)
 
 
-def _forks(monkeypatch: pytest.MonkeyPatch) -> list[int]:
-    """Counts the worker processes started by :func:`run` (one entry per parallel run)."""
-    started: list[int] = []
-    real = simulating.stream_forked
-
-    def spy(task: Any, count: int, consume: Any) -> Any:
-        started.append(count)
-        return real(task, count, consume)
-
-    monkeypatch.setattr(simulating, "stream_forked", spy)
-    return started
-
-
 def _cases(fleet: tuple[Path, Path, Path]) -> list[tuple[Topology, Trace]]:
     out = []
     for topology, trace in ((TRACES / "fleet.yaml", TRACES / "fleet.csv"), (fleet[0], fleet[2])):
@@ -97,7 +84,7 @@ def _cases(fleet: tuple[Path, Path, Path]) -> list[tuple[Topology, Trace]]:
 def test_worker_count_does_not_change_a_bit(
     fleet: tuple[Path, Path, Path], monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    started = _forks(monkeypatch)
+    started = forks(monkeypatch)
     for topo, trace in _cases(fleet):
         one = run(_four(topo), trace, 60.0, 120.0, jobs=1, parallel_min=0)
         want_figures, want_json = figures_text(one, series=True), json.dumps(simulate_document(one))
@@ -129,7 +116,7 @@ def test_change_at_worker_count_does_not_change_a_bit(
 ) -> None:
     """The switched side's new runs take over groups stepped by other batches: they are tied
     into one shard, so workers give the same figures as one process."""
-    started = _forks(monkeypatch)
+    started = forks(monkeypatch)
     before_path, after_path, trace_path = fleet
     before, after = load_topology(before_path), load_topology(after_path)
     trace = read_trace(trace_path, {**before.lanes_by_key, **after.lanes_by_key})

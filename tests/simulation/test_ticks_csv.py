@@ -58,14 +58,15 @@ def case_a_rows(tmp_path_factory: pytest.TempPathFactory) -> list[dict[str, str]
     return read_rows(out)
 
 
-def row(rows: list[dict[str, str]], policy: str, time: str, kind: str, name: str) -> list[str]:
+def row(rows: list[dict[str, str]], policy: str, time: str, kind: str, name: str) -> str:
+    """That row's columns from ``resource`` to ``desired``, comma-separated as in the file."""
     found = [
         r
         for r in rows
         if (r["policy"], r["time"], r["kind"], r["name"]) == (policy, time, kind, name)
     ]
     assert len(found) == 1
-    return [found[0][column] for column in HEADER[4:-1]]  # the reason apart (below)
+    return ",".join(found[0][column] for column in HEADER[4:-1])  # the reason apart (below)
 
 
 def test_a_tick_by_hand(case_a_rows: list[dict[str, str]]) -> None:
@@ -79,61 +80,21 @@ def test_a_tick_by_hand(case_a_rows: list[dict[str, str]]) -> None:
     unused units too, up to its limit 10: 8."""
     rows = case_a_rows
     #                                   resource cap  demand served held admitted rep pend desired
-    assert row(rows, "arklow", "60", "pool", "gpu") == [
-        "gpu",
-        "4",
-        "9",
-        "4",
-        "5",
-        "4",
-        "2",
-        "2",
-        "4",
-    ]
-    assert row(rows, "arklow", "60", "target", "gpu/asg") == [
-        "gpu",
-        "4",
-        "",
-        "",
-        "",
-        "",
-        "2",
-        "2",
-        "4",
-    ]
+    assert row(rows, "arklow", "60", "pool", "gpu") == "gpu,4,9,4,5,4,2,2,4"
+    assert row(rows, "arklow", "60", "target", "gpu/asg") == "gpu,4,,,,,2,2,4"
     # the target's reason: held work took it to its max at t = 0; pools and lanes have none
     reason = {
         (r["time"], r["kind"], r["name"]): r["reason"] for r in rows if r["policy"] == "arklow"
     }
     assert reason[("60", "target", "gpu/asg")] == "at-max"
     assert reason[("60", "pool", "gpu")] == reason[("60", "lane", "a/x")] == ""
-    assert row(rows, "arklow", "60", "lane", "a/x") == ["", "", "8", "3", "5", "3", "", "", ""]
-    assert row(rows, "arklow", "60", "lane", "b/y") == ["", "", "1", "1", "0", "1", "", "", ""]
-    assert row(rows, "arklow", "120", "pool", "gpu") == [
-        "gpu",
-        "8",
-        "9",
-        "8",
-        "1",
-        "8",
-        "4",
-        "0",
-        "4",
-    ]
-    assert row(rows, "arklow", "120", "lane", "a/x") == ["", "", "8", "7", "1", "7", "", "", ""]
-    assert row(rows, "arklow", "300", "lane", "a/x") == ["", "", "0", "0", "0", "0", "", "", ""]
-    assert row(rows, "arklow", "300", "lane", "b/y") == ["", "", "1", "1", "0", "8", "", "", ""]
-    assert row(rows, "static", "300", "pool", "gpu") == [
-        "gpu",
-        "4",
-        "1",
-        "1",
-        "0",
-        "4",
-        "2",
-        "0",
-        "2",
-    ]
+    assert row(rows, "arklow", "60", "lane", "a/x") == ",,8,3,5,3,,,"
+    assert row(rows, "arklow", "60", "lane", "b/y") == ",,1,1,0,1,,,"
+    assert row(rows, "arklow", "120", "pool", "gpu") == "gpu,8,9,8,1,8,4,0,4"
+    assert row(rows, "arklow", "120", "lane", "a/x") == ",,8,7,1,7,,,"
+    assert row(rows, "arklow", "300", "lane", "a/x") == ",,0,0,0,0,,,"
+    assert row(rows, "arklow", "300", "lane", "b/y") == ",,1,1,0,8,,,"
+    assert row(rows, "static", "300", "pool", "gpu") == "gpu,4,1,1,0,4,2,0,2"
 
 
 def test_rows_in_order(case_a_rows: list[dict[str, str]]) -> None:

@@ -1,7 +1,13 @@
-"""A replay's results as text at full precision, for tests that compare two ways of running it."""
+"""For tests that compare two ways of running one replay: its results as text at full precision,
+and a count of the worker processes it started."""
 
 from __future__ import annotations
 
+from typing import Any
+
+import pytest
+
+from arklow_pulumi.simulation import simulating
 from arklow_pulumi.simulation.simulating import RunResult
 
 
@@ -22,3 +28,16 @@ def figures_text(results: dict[str, RunResult], *, series: bool = False) -> str:
     }
     text = repr(figures)
     return text + repr({name: r.series for name, r in results.items()}) if series else text
+
+
+def forks(monkeypatch: pytest.MonkeyPatch) -> list[int]:
+    """Counts the worker processes started by :func:`run` (one entry per parallel run)."""
+    started: list[int] = []
+    real = simulating.stream_forked
+
+    def spy(task: Any, count: int, consume: Any) -> Any:
+        started.append(count)
+        return real(task, count, consume)
+
+    monkeypatch.setattr(simulating, "stream_forked", spy)
+    return started
