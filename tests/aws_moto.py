@@ -67,3 +67,15 @@ def make_asg(client: Any, name: str, low: int, high: int, desired: int | None = 
         DesiredCapacity=low if desired is None else desired,
         AvailabilityZones=[f"{REGION}a"],
     )
+
+
+def add_step_policy(client: Any, group: str, name: str) -> None:
+    """A simple scaling policy on ``group`` (one more instance when it fires): a group Arklow
+    leaves alone unless its target overrides policies."""
+    client.put_scaling_policy(
+        AutoScalingGroupName=group,
+        PolicyName=name,
+        PolicyType="SimpleScaling",
+        AdjustmentType="ChangeInCapacity",
+        ScalingAdjustment=1,
+    )

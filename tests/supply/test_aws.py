@@ -20,6 +20,7 @@ from arklow_pulumi.supply.errors import (
 )
 from arklow_pulumi.supply.groups import ReplicaLimits
 from arklow_pulumi.supply.retrying import RetryPolicy
+from tests import aws_moto
 from tests.supply.conftest import REGION, count_calls, make_asg, set_size
 
 
@@ -138,13 +139,7 @@ def test_moto_alone_would_accept_out_of_bounds(asg: Any) -> None:
 
 def test_group_with_policies_is_a_conflict_unless_overridden(asg: Any) -> None:
     make_asg(asg, "web", 1, 5, 2)
-    asg.put_scaling_policy(
-        AutoScalingGroupName="web",
-        PolicyName="step-up",
-        PolicyType="SimpleScaling",
-        AdjustmentType="ChangeInCapacity",
-        ScalingAdjustment=1,
-    )
+    aws_moto.add_step_policy(asg, "web", "step-up")
     supply = fast()
     calls = count_calls(supply._client(REGION))
     with pytest.raises(PolicyConflict, match="step-up"):

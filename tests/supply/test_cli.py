@@ -11,7 +11,7 @@ from typing import Any
 import pytest
 
 from arklow_pulumi.devservers.compute import ComputeServer
-from tests import arklow_cli
+from tests import arklow_cli, aws_moto
 from tests.arklow_cli import ARKLOW, Invoke, Result
 from tests.supply.conftest import REGION, make_asg
 
@@ -103,13 +103,7 @@ def test_set_asg_out_of_bounds_fails_without_writing(
 
 def test_set_asg_with_policy_is_refused(asg: Any, aws_env: dict[str, str]) -> None:
     make_asg(asg, "web", 1, 5, 2)
-    asg.put_scaling_policy(
-        AutoScalingGroupName="web",
-        PolicyName="bump",
-        PolicyType="SimpleScaling",
-        AdjustmentType="ChangeInCapacity",
-        ScalingAdjustment=1,
-    )
+    aws_moto.add_step_policy(asg, "web", "bump")
     out = run(aws_env, "set", *ASG, "--replicas", "3")
     assert out.returncode != 0 and "bump" in out.stderr and desired_of(asg, "web") == 2
     ok = run(aws_env, "set", *ASG, "--replicas", "3", "--override-policies")

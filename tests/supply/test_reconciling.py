@@ -28,6 +28,7 @@ from arklow_pulumi.supply import (
 )
 from arklow_pulumi.supply.aws import AwsAsgSupply
 from arklow_pulumi.supply.gcp import GcpMigSupply
+from tests import aws_moto
 from tests.supply.conftest import REGION, count_calls, make_asg, set_size
 
 P, Z = "demo-project", "us-central1-a"
@@ -82,13 +83,7 @@ def test_pass_never_writes_outside_bounds(asg: Any) -> None:
 
 def test_pass_leaves_groups_with_policies_alone_unless_overridden(asg: Any) -> None:
     make_asg(asg, "a", 1, 5, 2)
-    asg.put_scaling_policy(
-        AutoScalingGroupName="a",
-        PolicyName="p1",
-        PolicyType="SimpleScaling",
-        AdjustmentType="ChangeInCapacity",
-        ScalingAdjustment=1,
-    )
+    aws_moto.add_step_policy(asg, "a", "p1")
     router = SupplyRouter.of(AwsAsgSupply(REGION))
     report = reconcile_pass(router, {asg_ref("a"): 3})
     assert isinstance(report.failed[asg_ref("a")], PolicyConflict)
