@@ -15,12 +15,7 @@ from sqlalchemy import event, select
 
 from arklow_pulumi.store import open_store
 from arklow_pulumi.store.engine import writing
-from arklow_pulumi.store.runtime import (
-    HISTORY,
-    TickRecord,
-    acquire_lease,
-    write_tick,
-)
+from arklow_pulumi.store.runtime import HISTORY, TickRecord, acquire_lease, write_tick
 from tests.store.runtime_reads import history_rows, prune_history
 
 
