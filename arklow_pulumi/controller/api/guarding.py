@@ -29,8 +29,8 @@ from urllib.parse import urlsplit
 
 from starlette.types import ASGIApp, Receive, Scope, Send
 
-from arklow_pulumi.controller.auth import is_loopback
-from arklow_pulumi.controller.bodies import echo, error_body
+from arklow_pulumi.controller.api.auth import is_loopback
+from arklow_pulumi.controller.api.bodies import echo, error_body
 
 __all__ = ["RequestGuard", "allowed_hosts"]
 

@@ -10,16 +10,16 @@ of each lane, and the lease it writes under. A tick:
 3. **acts** (:mod:`.acting`) only where a group's asked size differs from the decision, after
    renewing the lease by compare-and-set (a replica that lost it never resizes); in dry-run it
    prints the plan instead and acts on nothing;
-4. **publishes** (:mod:`.publishing`): the :class:`~.ports.Published` value in memory and, in one
+4. **publishes** (:mod:`.publishing`): the :class:`~..ports.Published` value in memory and, in one
    fenced transaction, in the runtime store with the demand history, the recommendations and the
    observed/desired replicas. A dry run publishes too (it is a controller that does not resize);
    :meth:`Controller.plan` (``arklow controller plan``) is the one path that writes nothing.
 
 A tick that takes longer than the interval is reported (log and ``TickObserver``); the loop
-(:mod:`.looping`, the one loop, run while this process leads) starts the next one right after it,
-never two at once, and does the store's upkeep between two ticks (:meth:`Controller.after_tick`:
-SQLite's checkpoint), off the tick's path. Leadership reaches the controller through
-:meth:`Controller.lead` and :meth:`Controller.step_down`, called by the loop and by the elector's
+(:mod:`..leadership.looping`, the one loop, run while this process leads) starts the next one
+right after it, never two at once, and does the store's upkeep between two ticks
+(:meth:`Controller.after_tick`: SQLite's checkpoint), off the tick's path. Leadership reaches the
+controller through :meth:`Controller.lead` and :meth:`Controller.step_down`, called by the loop and by the elector's
 ``stopped`` callback; a process standing by (PostgreSQL) serves the leader's last tick
 (:meth:`Controller.follow`).
 """
@@ -34,24 +34,7 @@ from collections.abc import Callable
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 
-from arklow_pulumi.controller import acting, faults, heap, readiness
-from arklow_pulumi.controller.acting import (
-    ActReport,
-    Change,
-    Fence,
-    apply_changes,
-    changes_to_make,
-    describe_plan,
-    with_detail,
-)
-from arklow_pulumi.controller.documents import published_from_document, published_json
-from arklow_pulumi.controller.history import LaneHistory
-from arklow_pulumi.controller.observing import (
-    Observation,
-    describe_targets,
-    fresh_demand,
-    group_refs,
-)
+from arklow_pulumi.controller import faults
 from arklow_pulumi.controller.ports import (
     Clock,
     DemandSink,
@@ -61,15 +44,33 @@ from arklow_pulumi.controller.ports import (
     SystemClock,
     TickObserver,
 )
-from arklow_pulumi.controller.publishing import (
+from arklow_pulumi.controller.tick import acting, heap, readiness
+from arklow_pulumi.controller.tick.acting import (
+    ActReport,
+    Change,
+    Fence,
+    apply_changes,
+    changes_to_make,
+    describe_plan,
+    with_detail,
+)
+from arklow_pulumi.controller.tick.documents import published_from_document, published_json
+from arklow_pulumi.controller.tick.history import LaneHistory
+from arklow_pulumi.controller.tick.observing import (
+    Observation,
+    describe_targets,
+    fresh_demand,
+    group_refs,
+)
+from arklow_pulumi.controller.tick.publishing import (
     build_published,
     in_target_order,
     move_of,
     observed_from_published,
     target_records,
 )
-from arklow_pulumi.controller.readiness import ReadinessLog
-from arklow_pulumi.controller.sinking import StoreDemandSink
+from arklow_pulumi.controller.tick.readiness import ReadinessLog
+from arklow_pulumi.controller.tick.sinking import StoreDemandSink
 from arklow_pulumi.core.allocating import compile_topology
 from arklow_pulumi.core.deciding import (
     Decision,
@@ -159,7 +160,7 @@ class _Memory:
 
 
 class Controller:
-    """The running controller behind :class:`~.ports.ControllerPort` (see the module doc)."""
+    """The running controller behind :class:`~..ports.ControllerPort` (see the module doc)."""
 
     def __init__(
         self,
