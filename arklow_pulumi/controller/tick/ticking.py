@@ -19,9 +19,9 @@ A tick that takes longer than the interval is reported (log and ``TickObserver``
 (:mod:`..leadership.looping`, the one loop, run while this process leads) starts the next one
 right after it, never two at once, and does the store's upkeep between two ticks
 (:meth:`Controller.after_tick`: SQLite's checkpoint), off the tick's path. Leadership reaches the
-controller through :meth:`Controller.lead` and :meth:`Controller.step_down`, called by the loop and by the elector's
-``stopped`` callback; a process standing by (PostgreSQL) serves the leader's last tick
-(:meth:`Controller.follow`).
+controller through :meth:`Controller.lead` and :meth:`Controller.step_down`, called by the loop
+and by the elector's ``stopped`` callback; a process standing by (PostgreSQL) serves the leader's
+last tick (:meth:`Controller.follow`).
 """
 
 from __future__ import annotations
