@@ -9,6 +9,7 @@ from typing import Any
 
 import pytest
 
+from arklow_pulumi.controller.leadership import fencing
 from arklow_pulumi.controller.leadership.looping import run_loop
 from arklow_pulumi.controller.ports import DemandReport
 from arklow_pulumi.controller.tick import acting, ticking
@@ -516,7 +517,7 @@ def test_the_resizes_of_a_tick_share_one_lease_renewal_within_the_reuse_window(
         seen.append(lease)
         real(store, lease)
 
-    monkeypatch.setattr(ticking, "renew_lease", counted)
+    monkeypatch.setattr(fencing, "renew_lease", counted)
     report(controller, d0__work=40, d1__work=40, d2__work=40)
     controller.tick()
     assert supply.calls["write"] == 3

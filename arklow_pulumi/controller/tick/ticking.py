@@ -27,7 +27,6 @@ last tick (:meth:`Controller.follow`).
 from __future__ import annotations
 
 import logging
-import math
 import threading
 import weakref
 from collections.abc import Callable
@@ -35,6 +34,7 @@ from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 
 from arklow_pulumi.controller import faults
+from arklow_pulumi.controller.leadership.fencing import fence_for, held
 from arklow_pulumi.controller.ports import (
     Clock,
     DemandSink,
@@ -48,7 +48,6 @@ from arklow_pulumi.controller.tick import acting, heap, readiness
 from arklow_pulumi.controller.tick.acting import (
     ActReport,
     Change,
-    Fence,
     apply_changes,
     changes_to_make,
     describe_plan,
@@ -86,13 +85,11 @@ from arklow_pulumi.store.engine import Store, StoreError, checkpoint
 from arklow_pulumi.store.revision import topology_revision
 from arklow_pulumi.store.runtime import (
     Lease,
-    LeaseLost,
     TargetRecord,
     TickRecord,
     load_demand_split,
     load_published,
     load_snapshot,
-    renew_lease,
     write_tick,
 )
 from arklow_pulumi.store.service import load_topology
@@ -347,9 +344,15 @@ class Controller:
     def _act(self, changes: tuple[Change, ...], tick: int) -> ActReport:
         if not changes:
             return ActReport()
-        lease = self._held()
-        renewal = _Renewal(self._fence_reuse_s())
-        fence = Fence(lambda: self._fence(lease, renewal), lease.epoch, tick)
+        fence = fence_for(
+            self.store,
+            held(self.lease),
+            tick,
+            elector=self.elector,
+            monotonic=self.clock.monotonic,
+            turns=self._fencing,
+            reuse_s=self.settings.fence_reuse_s,
+        )
         report = apply_changes(self.supply, changes, fence, self._resizers())
         for change, result in report.done:
             if result.changed:
@@ -373,34 +376,6 @@ class Controller:
             )
             weakref.finalize(self, pool.shutdown, wait=False)
         return pool
-
-    def _held(self) -> Lease:
-        lease = self.lease
-        if lease is None:
-            raise LeaseLost("this replica does not lead; nothing written or resized")
-        return lease
-
-    def _fence(self, lease: Lease, renewal: _Renewal) -> None:
-        """Right before one resize: still leading by the renew deadline (this replica's monotonic
-        clock) and by the epoch in the database, then the deadline once more (the renewal may
-        have taken long). The epoch is checked by a compare-and-set renewal, made by the first
-        resize of the act step and again whenever the last one started longer ago than the
-        reuse window: a renewal that succeeded at (database) time D keeps any other replica out
-        until D + lease, far beyond the window."""
-        elector = self.elector
-        if elector is not None and elector.leading() != lease:
-            raise LeaseLost(f"lease epoch {lease.epoch} no longer held; resize not sent")
-        with self._fencing:
-            started = self.clock.monotonic()
-            if not renewal.covers(started):
-                renew_lease(self.store, lease)  # fenced: a replica that lost it stops here
-                renewal.started = started
-        if elector is not None and elector.leading() != lease:
-            raise LeaseLost(f"lease epoch {lease.epoch} no longer held; resize not sent")
-
-    def _fence_reuse_s(self) -> float:
-        window = math.inf if self.elector is None else self.elector.fence_window_s
-        return min(self.settings.fence_reuse_s, window)
 
     # -- leadership ------------------------------------------------------------------------
 
@@ -445,7 +420,7 @@ class Controller:
     def _publish(self, view: PlanView, report: ActReport) -> None:
         obs, decision, published = view.observation, view.decision, view.published
         memory = self._memory
-        lease = self._held()
+        lease = held(self.lease)
         decided = in_target_order(decision)
         recommendations = [(tid.name, obs.at, d.recommended) for tid, d in decided]
         targets = target_records(obs, decided)
@@ -499,13 +474,3 @@ class Controller:
         policies = [p.scale_policy for p in topo.pools.values()]
         return retention_s(policies) + self.settings.interval_s
 
-
-@dataclass(slots=True)
-class _Renewal:
-    """The act step's last successful lease renewal: when it started (monotonic), if any."""
-
-    reuse_s: float
-    started: float | None = None
-
-    def covers(self, now: float) -> bool:
-        return self.started is not None and now - self.started < self.reuse_s
