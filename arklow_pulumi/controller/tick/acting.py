@@ -24,7 +24,7 @@ from arklow_pulumi.core.deciding import TargetDecision, TargetId
 from arklow_pulumi.core.topology import ScaleTarget
 from arklow_pulumi.supply.errors import SupplyError
 from arklow_pulumi.supply.groups import GroupState, Plan, SetResult
-from arklow_pulumi.supply.planning import needs_change, plan_change
+from arklow_pulumi.supply.planning import needs_change, plan_change, plan_text
 from arklow_pulumi.supply.reconciling import detailed, reconcile_pass
 from arklow_pulumi.supply.routing import Described, SupplyRouter
 
@@ -102,16 +102,7 @@ def plan_of(change: Change) -> Plan | SupplyError:
 
 def describe_plan(changes: Sequence[Change]) -> list[str]:
     """One line per change, as dry-run prints it."""
-    lines = []
-    for change in changes:
-        plan = plan_of(change)
-        head = f"{change.target} ({change.state.ref})"
-        if isinstance(plan, SupplyError):
-            lines.append(f"would refuse {head}: {plan}")
-        else:
-            window = f" window {list(plan.window)}" if plan.window else ""
-            lines.append(f"would {plan.method} {head}: {plan.previous} -> {plan.desired}{window}")
-    return lines
+    return [f"would {plan_text(f'{c.target} ({c.state.ref})', plan_of(c))}" for c in changes]
 
 
 def apply_changes(
