@@ -53,7 +53,7 @@ from arklow_pulumi.controller.api.bodies import (
     error_body,
 )
 from arklow_pulumi.controller.api.committing import GroupCommitter
-from arklow_pulumi.controller.api.guarding import RequestGuard
+from arklow_pulumi.controller.api.guarding import HttpMiddleware, RequestGuard
 from arklow_pulumi.controller.api.intake import (
     MAX_BODY_BYTES,
     MAX_REPORTS,
@@ -355,7 +355,7 @@ async def _internal_answer(request: Request, exc: Exception) -> Response:
     return _error(500, error_body("internal error: the controller could not answer"))
 
 
-class RequestMetrics:
+class RequestMetrics(HttpMiddleware):
     """ASGI middleware counting requests and timing them by route template (not by raw path)."""
 
     def __init__(self, app: ASGIApp, metrics: Metrics, routes: dict[object, str]) -> None:
@@ -363,10 +363,7 @@ class RequestMetrics:
         self.metrics = metrics
         self.routes = routes
 
-    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
-        if scope["type"] != "http":
-            await self.app(scope, receive, send)
-            return
+    async def http(self, scope: Scope, receive: Receive, send: Send) -> None:
         start = time.perf_counter()
         status = 500
 
