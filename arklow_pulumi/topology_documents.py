@@ -3,7 +3,7 @@
 Shared by the store's rows (:mod:`arklow_pulumi.store.snapshots`), the providers' outputs
 (:mod:`arklow_pulumi.providers`) and ``arklow topology show``, which used to write each shape by
 hand. The published tick the HTTP API serves (lane admission, pool state) is not a topology value:
-its documents are :mod:`arklow_pulumi.controller.documents`.
+its documents are :mod:`arklow_pulumi.controller.tick.documents`.
 
 A lane's ``cost`` is ``None`` when it has none; a pool's ``scale_policy`` holds only the fields
 that differ from the defaults, ``None`` when none do (see ``core.policy.policy_document``).

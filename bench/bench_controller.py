@@ -25,7 +25,7 @@ sys.path[:0] = [str(ROOT), str(ROOT / "bench")]
 import topologies
 
 from arklow_pulumi.controller.ports import DemandReport
-from arklow_pulumi.controller.ticking import Controller, TickSettings
+from arklow_pulumi.controller.tick.ticking import Controller, TickSettings
 from arklow_pulumi.reading.parsing import parse_topology
 from arklow_pulumi.reading.spec import build_topology
 from arklow_pulumi.store.engine import close_stores, open_store, writing
@@ -62,7 +62,7 @@ PHASES = {
 
 def _time_phases() -> dict[str, list[float]]:
     """Wrap the functions the tick calls (as the ticking module names them) with timers."""
-    import arklow_pulumi.controller.ticking as ticking
+    import arklow_pulumi.controller.tick.ticking as ticking
 
     times: dict[str, list[float]] = {name: [] for name in PHASES}
     for name, attr in PHASES.items():

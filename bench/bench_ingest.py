@@ -5,7 +5,7 @@ The API (``build_app``, uvicorn, tokens file with a destination-scoped token, so
 authenticated and scope-checked) runs in a child process; this process posts batches of 100 random
 reports over 10,000 lanes from ``--clients`` threads, each with a keep-alive connection, and times
 every request. Two sinks: the in-memory one of the tests, and the SQLite runtime store
-(``controller.sinking.StoreDemandSink``: one transaction per batch; reports are not fenced).
+(``controller.tick.sinking.StoreDemandSink``: one transaction per batch; reports are not fenced).
 
 Usage: .venv/bin/python bench/bench_ingest.py [--requests 3000] [--paced-requests 1500]
        [--clients 4] [--sinks memory,sqlite]
@@ -53,8 +53,8 @@ def _memory_port() -> object:
 
 
 def _sqlite_port(db: str) -> object:
-    from arklow_pulumi.controller.leasing import take_leadership
-    from arklow_pulumi.controller.sinking import StoreDemandSink
+    from arklow_pulumi.controller.leadership.leasing import take_leadership
+    from arklow_pulumi.controller.tick.sinking import StoreDemandSink
     from arklow_pulumi.store.engine import open_store
 
     store = open_store(f"sqlite:///{db}")
@@ -81,9 +81,9 @@ def _sqlite_port(db: str) -> object:
 def serve(kind: str, db: str, tokens_file: str, port_file: str) -> None:
     import uvicorn
 
-    from arklow_pulumi.controller.api import build_app
-    from arklow_pulumi.controller.auth import TokenSet
-    from arklow_pulumi.controller.metrics import Metrics
+    from arklow_pulumi.controller.api.app import build_app
+    from arklow_pulumi.controller.api.auth import TokenSet
+    from arklow_pulumi.controller.api.metrics import Metrics
 
     port = _memory_port() if kind == "memory" else _sqlite_port(db)
     app = build_app(port, TokenSet.load(Path(tokens_file)), Metrics())  # type: ignore[arg-type]
@@ -291,7 +291,7 @@ def write_results(
         f"bytes so the load generator costs little) post batches of {BATCH} reports over 10,000 "
         "known lanes with a `destination:` token, so every request is authenticated and "
         "scope-checked. Sinks: `memory` (the tests' in-memory port) and `sqlite` (the runtime "
-        "store through `controller.sinking.StoreDemandSink`, one "
+        "store through `controller.tick.sinking.StoreDemandSink`, one "
         "transaction per group of batches).",
         "",
         "Two phases per sink: **saturated** (closed loop, as fast as answers come: the throughput "

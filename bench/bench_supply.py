@@ -2,7 +2,7 @@
 
 Each pass is what one controller tick does to the supply, on the path the product runs: the
 observe step's one cheap describe of every group (``SupplyRouter.describe_partial``, as
-``controller/observing.py`` makes it), then the act step (``controller/acting.py``
+``controller/tick/observing.py`` makes it), then the act step (``controller/tick/acting.py``
 ``apply_changes``, on a long-lived pool of ``MAX_PARALLEL`` threads as the controller keeps one)
 with the groups whose count differs. The lease fence is left out (there is no store here).
 
@@ -41,7 +41,7 @@ def tick_pass(
 ) -> tuple[Any, float]:
     """The tick's describe, then its act step for the groups whose count differs: (the act
     step's report, the seconds the act step took)."""
-    from arklow_pulumi.controller.acting import Change, apply_changes
+    from arklow_pulumi.controller.tick.acting import Change, apply_changes
     from arklow_pulumi.core.deciding import TargetId
     from arklow_pulumi.supply.planning import needs_change
 
@@ -189,7 +189,7 @@ def gcp_rows(pool: Any) -> dict[str, Any]:
 
 
 def measure() -> dict[str, Any]:
-    from arklow_pulumi.controller.acting import MAX_PARALLEL
+    from arklow_pulumi.controller.tick.acting import MAX_PARALLEL
 
     with ThreadPoolExecutor(MAX_PARALLEL, thread_name_prefix="arklow-resize") as pool:
         return {"aws": aws_rows(pool), "gcp": gcp_rows(pool)}
@@ -275,7 +275,7 @@ def section(current: dict[str, Any], baseline: dict[str, Any] | None, base: str)
         f"{platform.machine()}. Wall times include the local servers' work on the same cores.",
         "",
         "Each pass is one tick's supply work on the path the product runs: the observe step's "
-        "cheap describe of every group, then the act step (`controller/acting.py` "
+        "cheap describe of every group, then the act step (`controller/tick/acting.py` "
         "`apply_changes`) for the groups whose count differs, which goes through the one act "
         "path (`supply/reconciling.py` `reconcile_pass`: the groups about to change described "
         "again with their policies, planned by the pure planner, applied in parallel on the "

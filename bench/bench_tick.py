@@ -3,7 +3,7 @@ on a noisy day. Writes ``bench/RESULTS-tick.md``.
 ``python bench/bench_tick.py [--quick] [--tick-only] [--baseline DIR]`` (``--baseline``: the tick
 cost of a checkout of an earlier commit, against this tree's, in the same run).
 
-1. **Tick cost**: :meth:`arklow_pulumi.controller.ticking.Controller.tick`, the code
+1. **Tick cost**: :meth:`arklow_pulumi.controller.tick.ticking.Controller.tick`, the code
    ``arklow controller run`` runs (observe → decide → act → publish), at 10,000 lanes / 1,000
    pools / 1,000 targets with the in-memory binding and a SQLite store in a temporary directory
    (the store users run). Before each tick every lane reports its demand × (1 ± 10% uniform
@@ -68,9 +68,9 @@ sys.path[:0] = [str(ROOT), str(ROOT / "bench")]
 
 from topologies import document
 
-import arklow_pulumi.controller.ticking as ticking
+import arklow_pulumi.controller.tick.ticking as ticking
 from arklow_pulumi.controller.ports import DemandReport
-from arklow_pulumi.controller.ticking import Controller, TickSettings
+from arklow_pulumi.controller.tick.ticking import Controller, TickSettings
 from arklow_pulumi.core.allocating import allocate
 from arklow_pulumi.core.deciding import Observed, Recommendation, TargetId, decide
 from arklow_pulumi.core.policy import ScalePolicy
@@ -527,7 +527,7 @@ def tick_section(timed: Mapping[str, Any]) -> list[str]:
         f"| the rest | the end-of-tick collection, logging, metrics hooks | {rest:.1f} |",
         "",
         f"The cyclic garbage collector ran {timed['collector_ms']:.1f} ms per tick (mean), inside "
-        "the steps above: as `arklow controller run` sets it (`controller/heap.py`), the long-lived "
+        "the steps above: as `arklow controller run` sets it (`controller/tick/heap.py`), the long-lived "
         "heap is frozen after a topology is loaded and a tick runs no automatic collection, only "
         "one young-generation collection at its end (in the rest row).",
         "",

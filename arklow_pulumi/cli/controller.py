@@ -112,8 +112,8 @@ def run(
     max_connections: int,
 ) -> None:
     """Read the topology, take demand, publish admission, resize the scale targets."""
-    from arklow_pulumi.controller.connections import ConnectionLimits
-    from arklow_pulumi.controller.electing import LeaseTiming
+    from arklow_pulumi.controller.api.connections import ConnectionLimits
+    from arklow_pulumi.controller.leadership.electing import LeaseTiming
     from arklow_pulumi.controller.running import RunOptions, parse_listen
     from arklow_pulumi.controller.running import run as run_controller
     from arklow_pulumi.store_location import resolve_store_url
@@ -142,7 +142,7 @@ def run(
 )
 def plan(store_url: str | None, fmt: str) -> None:
     """Print what one tick would do now (allocation, desired per target); change nothing."""
-    from arklow_pulumi.controller.planning import plan_document, plan_now
+    from arklow_pulumi.controller.tick.planning import plan_document, plan_now
     from arklow_pulumi.store_location import resolve_store_url
 
     document = plan_document(plan_now(resolve_store_url(store_url)))

@@ -7,10 +7,10 @@ other: :mod:`arklow_pulumi.controller.running` wires a concrete loop and a concr
 All values here are immutable; everything crossing a port is plain data.
 
 Leadership is one interface, :class:`Elector`, with two implementations: the SQLite lock file
-(:mod:`.leasing`, epoch 1 for the life of the process) and the PostgreSQL lease row
-(:mod:`.electing`). Its news arrives as :class:`LeaderCallbacks` (client-go's
+(:mod:`.leadership.leasing`, epoch 1 for the life of the process) and the PostgreSQL lease row
+(:mod:`.leadership.electing`). Its news arrives as :class:`LeaderCallbacks` (client-go's
 ``OnStartedLeading`` / ``OnStoppedLeading`` / ``OnNewLeader``), which start and cancel the tick
-loop (:mod:`.looping`).
+loop (:mod:`.leadership.looping`).
 """
 
 from __future__ import annotations

@@ -2,14 +2,14 @@
 
 - **the lease keeper** (an :class:`~.ports.Elector`): on SQLite the lock file beside the database,
   taken before anything else (a second controller refuses to start with one line), leading at
-  epoch 1 for the life of the process (:mod:`.leasing`); on PostgreSQL a replica in the lease
-  election (:mod:`.electing`, docs/controller-ha.md);
-- **the loop** (:class:`.looping.Loop`), in a worker thread (store and cloud clients are
+  epoch 1 for the life of the process (:mod:`.leadership.leasing`); on PostgreSQL a replica in the
+  lease election (:mod:`.leadership.electing`, docs/controller-ha.md);
+- **the loop** (:class:`.leadership.looping.Loop`), in a worker thread (store and cloud clients are
   blocking): the elector's ``started`` starts the one tick loop under the lease, ``stopped``
   cancels it; a process standing by serves the last published tick and stores demand reports;
-- **the HTTP API** (:func:`.api.build_app`) on uvicorn, on a socket bound here first, so a port
+- **the HTTP API** (:func:`.api.app.build_app`) on uvicorn, on a socket bound here first, so a port
   in use is one clear line and ``--listen 127.0.0.1:0`` works (the chosen address is printed);
-  its connections are held to the deadlines and the cap of :mod:`.connections`.
+  its connections are held to the deadlines and the cap of :mod:`.api.connections`.
 
 SIGTERM and SIGINT stop them gracefully: the loop after the tick in progress, the server, then
 the lease keeper gives the lease up (and the lock file); uvicorn's own signal capture is switched
@@ -36,19 +36,19 @@ from typing import Any
 import uvicorn
 
 from arklow_pulumi import settings
-from arklow_pulumi.controller.auth import TokenSet, is_loopback
-from arklow_pulumi.controller.connections import (
+from arklow_pulumi.controller.api.auth import TokenSet, is_loopback
+from arklow_pulumi.controller.api.connections import (
     ConnectionLimits,
     fit_descriptor_limit,
     hold_logs_to_account,
     server_config,
 )
-from arklow_pulumi.controller.electing import LeaseElector, LeaseTiming
-from arklow_pulumi.controller.leasing import holder_id, take_leadership
-from arklow_pulumi.controller.looping import Loop
-from arklow_pulumi.controller.metrics import Metrics
+from arklow_pulumi.controller.api.metrics import Metrics
+from arklow_pulumi.controller.leadership.electing import LeaseElector, LeaseTiming
+from arklow_pulumi.controller.leadership.leasing import holder_id, take_leadership
+from arklow_pulumi.controller.leadership.looping import Loop
 from arklow_pulumi.controller.ports import Elector
-from arklow_pulumi.controller.ticking import Controller, TickSettings
+from arklow_pulumi.controller.tick.ticking import Controller, TickSettings
 from arklow_pulumi.core.errors import ArklowError, InvalidInput
 from arklow_pulumi.store.engine import Store, open_store
 from arklow_pulumi.supply.routing import router_from_env
@@ -138,8 +138,8 @@ def _serve(
     tokens: TokenSet | None,
     listener: socket.socket,
 ) -> int:
-    from arklow_pulumi.controller.api import build_app
-    from arklow_pulumi.controller.guarding import allowed_hosts
+    from arklow_pulumi.controller.api.app import build_app
+    from arklow_pulumi.controller.api.guarding import allowed_hosts
 
     settings = TickSettings(
         interval_s=options.interval_s, dry_run=options.dry_run, settle_heap=True

@@ -9,5 +9,5 @@ checks (:func:`~arklow_pulumi.core.rules.assemble_topology`).
 
 In this project a *document* is always a value as plain JSON-ready data (dicts, lists, strings,
 numbers, booleans, ``None``): what a file or a body parses to here, and what
-:mod:`arklow_pulumi.topology_documents` and :mod:`arklow_pulumi.controller.documents` write.
+:mod:`arklow_pulumi.topology_documents` and :mod:`arklow_pulumi.controller.tick.documents` write.
 """

@@ -94,8 +94,8 @@ def _day(options: RunOptions, stack: DevStack, clouds: LocalClouds) -> Recording
     Compute test server's clock moves with the simulated one (its autoscaler's 10-minute
     stabilization is two ticks). It holds the store's controller lock (SQLite's elector) for the
     whole day, as `arklow controller run` would."""
-    from arklow_pulumi.controller.leasing import take_leadership
-    from arklow_pulumi.controller.ticking import Controller, TickSettings
+    from arklow_pulumi.controller.leadership.leasing import take_leadership
+    from arklow_pulumi.controller.tick.ticking import Controller, TickSettings
     from arklow_pulumi.store.engine import close_stores, open_store
     from arklow_pulumi.supply.routing import router_from_env
 

@@ -73,6 +73,15 @@ def plan_change(state: GroupState, replicas: int, limits: Limits | None = None) 
     return plan
 
 
+def plan_text(head: str, plan: Plan | SupplyError) -> str:
+    """One planned write (or its refusal) as a dry run says it: ``<method> <head>: <previous> ->
+    <desired>`` (and the autoscaler's window when it is set), or ``refuse <head>: <reason>``."""
+    if isinstance(plan, SupplyError):
+        return f"refuse {head}: {plan}"
+    window = f" window {list(plan.window)}" if plan.window else ""
+    return f"{plan.method} {head}: {plan.previous} -> {plan.desired}{window}"
+
+
 def needs_change(state: GroupState, replicas: int) -> bool:
     """Whether applying ``replicas`` would make a write call (bounds aside)."""
     if state.autoscaler:

@@ -1,8 +1,8 @@
 """The one act path: observe the groups, plan once (pure), then apply where needed.
 
 Every write to a cloud group goes through :func:`reconcile_pass`: the controller's act step
-(:mod:`arklow_pulumi.controller.acting`), ``arklow supply set`` and the supply bench. It takes one
-replica count per group, each group's limits, and a
+(:mod:`arklow_pulumi.controller.tick.acting`), ``arklow supply set`` and the supply bench. It
+takes one replica count per group, each group's limits, and a
 :class:`~arklow_pulumi.supply.routing.SupplyRouter`:
 
 1. **observe**: one cheap describe over all groups (no per-group policy look-ups), split by the

@@ -26,7 +26,7 @@ from hypothesis import HealthCheck, Phase, given, settings
 from markdown_it import MarkdownIt
 
 from arklow_pulumi.cli.main import cli
-from arklow_pulumi.controller.auth import TokenSet
+from arklow_pulumi.controller.api.auth import TokenSet
 from arklow_pulumi.controller.ports import DemandReport
 from arklow_pulumi.reading.files import load_topology
 from arklow_pulumi.simulation.tracing import read_trace

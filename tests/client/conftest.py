@@ -9,8 +9,8 @@ from dataclasses import dataclass
 
 import pytest
 
-from arklow_pulumi.controller.api import build_app
-from arklow_pulumi.controller.metrics import Metrics
+from arklow_pulumi.controller.api.app import build_app
+from arklow_pulumi.controller.api.metrics import Metrics
 from tests import controller_process
 from tests.memory_controller import MemoryPort
 from tests.uvicorn_server import UvicornThread

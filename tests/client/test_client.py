@@ -11,9 +11,9 @@ import httpx
 import pytest
 
 from arklow_pulumi.client import Client, ClientError, SlotTimeout
-from arklow_pulumi.controller.api import build_app
-from arklow_pulumi.controller.auth import TokenSet
-from arklow_pulumi.controller.metrics import Metrics
+from arklow_pulumi.controller.api.app import build_app
+from arklow_pulumi.controller.api.auth import TokenSet
+from arklow_pulumi.controller.api.metrics import Metrics
 from tests.client.conftest import Controller, FakeClock, eventually, hold_slots
 from tests.memory_controller import MemoryPort
 from tests.tokens import token_digest

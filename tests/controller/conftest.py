@@ -11,7 +11,7 @@ from typing import Literal
 import pytest
 
 from arklow_pulumi.controller.ports import Published
-from arklow_pulumi.controller.ticking import Controller, TickSettings
+from arklow_pulumi.controller.tick.ticking import Controller, TickSettings
 from arklow_pulumi.core.deciding import TargetId
 from arklow_pulumi.core.topology import Topology
 from arklow_pulumi.store.engine import Store, close_stores, open_store, reading

@@ -16,9 +16,9 @@ import httpx
 import pytest
 import uvicorn.config
 
-from arklow_pulumi.controller.api import build_app, etag_matches
-from arklow_pulumi.controller.auth import TokenSet
-from arklow_pulumi.controller.metrics import Metrics
+from arklow_pulumi.controller.api.app import build_app, etag_matches
+from arklow_pulumi.controller.api.auth import TokenSet
+from arklow_pulumi.controller.api.metrics import Metrics
 from tests.memory_controller import MemoryPort
 from tests.tokens import token_digest
 from tests.uvicorn_server import UvicornThread

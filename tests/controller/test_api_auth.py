@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 
-from arklow_pulumi.controller.auth import Scope, TokenSet, bearer_token, is_loopback
+from arklow_pulumi.controller.api.auth import Scope, TokenSet, bearer_token, is_loopback
 from arklow_pulumi.core.errors import InvalidInput
 from tests.tokens import token_digest
 

@@ -13,8 +13,8 @@ from urllib.parse import urlsplit
 import httpx
 import pytest
 
-from arklow_pulumi.controller.api import build_app
-from arklow_pulumi.controller.metrics import Metrics
+from arklow_pulumi.controller.api.app import build_app
+from arklow_pulumi.controller.api.metrics import Metrics
 from tests.memory_controller import MemoryPort
 from tests.uvicorn_server import UvicornThread
 

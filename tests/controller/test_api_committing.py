@@ -8,7 +8,7 @@ from collections.abc import Sequence
 
 import pytest
 
-from arklow_pulumi.controller.committing import GroupCommitter
+from arklow_pulumi.controller.api.committing import GroupCommitter
 from arklow_pulumi.controller.ports import DemandReport
 
 

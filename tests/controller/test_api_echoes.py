@@ -17,12 +17,12 @@ import httpx
 import pytest
 import uvicorn
 
-from arklow_pulumi.controller.api import build_app
-from arklow_pulumi.controller.auth import TokenSet
-from arklow_pulumi.controller.bodies import MESSAGE_LENGTH, echo, encodable, error_body
-from arklow_pulumi.controller.connections import ConnectionLimits, server_config
-from arklow_pulumi.controller.guarding import allowed_hosts
-from arklow_pulumi.controller.metrics import Metrics
+from arklow_pulumi.controller.api.app import build_app
+from arklow_pulumi.controller.api.auth import TokenSet
+from arklow_pulumi.controller.api.bodies import MESSAGE_LENGTH, echo, encodable, error_body
+from arklow_pulumi.controller.api.connections import ConnectionLimits, server_config
+from arklow_pulumi.controller.api.guarding import allowed_hosts
+from arklow_pulumi.controller.api.metrics import Metrics
 from tests.memory_controller import MemoryPort
 from tests.tokens import token_digest
 

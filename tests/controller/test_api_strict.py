@@ -13,16 +13,16 @@ from typing import Any
 import httpx
 import pytest
 
-from arklow_pulumi.controller.api import build_app
-from arklow_pulumi.controller.auth import TokenSet
-from arklow_pulumi.controller.connections import (
+from arklow_pulumi.controller.api.app import build_app
+from arklow_pulumi.controller.api.auth import TokenSet
+from arklow_pulumi.controller.api.connections import (
     ConnectionLimits,
     OnceASecond,
     OnceASecondFilter,
     rate_limited_exception_handler,
 )
-from arklow_pulumi.controller.guarding import allowed_hosts
-from arklow_pulumi.controller.metrics import Metrics
+from arklow_pulumi.controller.api.guarding import allowed_hosts
+from arklow_pulumi.controller.api.metrics import Metrics
 from arklow_pulumi.core.errors import InvalidInput
 from tests import arklow_cli
 from tests.memory_controller import MemoryPort

@@ -12,7 +12,7 @@ from pathlib import Path
 
 import pytest
 
-from arklow_pulumi.controller.electing import LeaseElector, LeaseTiming
+from arklow_pulumi.controller.leadership.electing import LeaseElector, LeaseTiming
 from arklow_pulumi.controller.ports import LeaderCallbacks
 from arklow_pulumi.core.errors import InvalidInput
 from arklow_pulumi.core.topology import GroupRef

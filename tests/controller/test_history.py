@@ -6,7 +6,7 @@ from __future__ import annotations
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from arklow_pulumi.controller.history import LaneHistory
+from arklow_pulumi.controller.tick.history import LaneHistory
 from tests.hypothesis_profiles import examples
 
 KEYFRAME = 60.0

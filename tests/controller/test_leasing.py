@@ -13,8 +13,13 @@ from pathlib import Path
 
 import pytest
 
-from arklow_pulumi.controller.electing import LeaseElector, LeaseTiming
-from arklow_pulumi.controller.leasing import AlreadyRunning, holder_id, lock_path, take_leadership
+from arklow_pulumi.controller.leadership.electing import LeaseElector, LeaseTiming
+from arklow_pulumi.controller.leadership.leasing import (
+    AlreadyRunning,
+    holder_id,
+    lock_path,
+    take_leadership,
+)
 from arklow_pulumi.controller.ports import LeaderCallbacks, LeaderView
 from arklow_pulumi.store.engine import Store, close_stores, open_store
 from arklow_pulumi.store.runtime import (
@@ -54,7 +59,7 @@ def test_the_file_lock_does_not_outlive_a_killed_holder(tmp_path: Path) -> None:
             textwrap.dedent(
                 f"""
                 import sys, time
-                from arklow_pulumi.controller.leasing import take_leadership
+                from arklow_pulumi.controller.leadership.leasing import take_leadership
                 from arklow_pulumi.store.engine import open_store
                 held = take_leadership(open_store({url!r}))
                 print("held", flush=True)

@@ -10,9 +10,9 @@ from collections.abc import Callable, Iterator
 
 import pytest
 
-from arklow_pulumi.controller.looping import Loop
+from arklow_pulumi.controller.leadership.looping import Loop
 from arklow_pulumi.controller.ports import DemandReport
-from arklow_pulumi.controller.ticking import Controller
+from arklow_pulumi.controller.tick.ticking import Controller
 from arklow_pulumi.store.engine import Store
 from arklow_pulumi.store.runtime import Lease, acquire_lease
 from arklow_pulumi.supply.memory import InMemorySupply

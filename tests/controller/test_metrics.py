@@ -11,7 +11,7 @@ from importlib import metadata
 import prometheus_client
 from prometheus_client.parser import text_string_to_metric_families
 
-from arklow_pulumi.controller.metrics import Metrics
+from arklow_pulumi.controller.api.metrics import Metrics
 from arklow_pulumi.controller.ports import LaneView, PoolView, Published, TargetView
 
 AT = datetime(2026, 11, 30, 4, 0, tzinfo=UTC)

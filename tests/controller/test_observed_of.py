@@ -3,7 +3,7 @@ autoscaler the minimum Arklow set, which is the count the scale policy moves."""
 
 from __future__ import annotations
 
-from arklow_pulumi.controller.observing import observed_of
+from arklow_pulumi.controller.tick.observing import observed_of
 from arklow_pulumi.core.deciding import Observed
 from arklow_pulumi.core.topology import GroupRef
 from arklow_pulumi.supply.groups import GroupState

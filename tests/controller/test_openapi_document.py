@@ -21,12 +21,12 @@ from hypothesis import strategies as st
 from openapi_spec_validator import validate
 from schemathesis.generation import GenerationMode
 
-from arklow_pulumi.controller.api import build_app
-from arklow_pulumi.controller.auth import ADMIN, TokenSet
-from arklow_pulumi.controller.guarding import allowed_hosts
-from arklow_pulumi.controller.intake import BatchRefused, decode_batch, validate_batch
-from arklow_pulumi.controller.metrics import Metrics
-from arklow_pulumi.controller.openapi import Served, openapi_document
+from arklow_pulumi.controller.api.app import build_app
+from arklow_pulumi.controller.api.auth import ADMIN, TokenSet
+from arklow_pulumi.controller.api.guarding import allowed_hosts
+from arklow_pulumi.controller.api.intake import BatchRefused, decode_batch, validate_batch
+from arklow_pulumi.controller.api.metrics import Metrics
+from arklow_pulumi.controller.api.openapi import Served, openapi_document
 from arklow_pulumi.controller.ports import PoolView, TargetView
 from arklow_pulumi.core.limits import MAX_NAME_LENGTH, MAX_UNITS, units_problem
 from tests.controller.test_api import write_tokens
@@ -146,7 +146,7 @@ def test_the_schema_and_the_intake_agree_on_edges(reports: list[dict[str, object
 
 @pytest.mark.parametrize("value", [-1.0, 0.0, 5.0, MAX_UNITS, 1e13, math.inf, math.nan])
 def test_the_demand_range_is_the_units_rule(value: float) -> None:
-    from arklow_pulumi.controller.bodies import DEMAND
+    from arklow_pulumi.controller.api.bodies import DEMAND
 
     assert DEMAND.range_problem(value) == units_problem(value)
 

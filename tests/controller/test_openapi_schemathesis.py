@@ -24,9 +24,9 @@ from pathlib import Path
 import httpx
 import pytest
 
-from arklow_pulumi.controller.api import build_app
-from arklow_pulumi.controller.guarding import allowed_hosts
-from arklow_pulumi.controller.metrics import Metrics
+from arklow_pulumi.controller.api.app import build_app
+from arklow_pulumi.controller.api.guarding import allowed_hosts
+from arklow_pulumi.controller.api.metrics import Metrics
 from arklow_pulumi.core.topology import Destination, Lane
 from arklow_pulumi.store import open_store
 from arklow_pulumi.store import service as svc

@@ -1,5 +1,5 @@
 """The published pools written directly as text (``documents.pools_json``) are the encoder's text of
-:func:`~arklow_pulumi.controller.documents.pool_view_document`, character for character: odd names
+:func:`~arklow_pulumi.controller.tick.documents.pool_view_document`, character for character: odd names
 (quotes, backslashes, control characters, non-ASCII), no pressure, tiny and huge floats, -0.0;
 and the figures the direct text leaves to the encoder (NaN, infinities, ints or bools where a
 float is expected, bools where an int is) are written as the encoder writes them."""
@@ -13,13 +13,13 @@ from typing import Any
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from arklow_pulumi.controller.documents import (
+from arklow_pulumi.controller.ports import LaneView, PoolView, Published, TargetView
+from arklow_pulumi.controller.tick.documents import (
     pool_view_document,
     pools_json,
     published_from_document,
     published_json,
 )
-from arklow_pulumi.controller.ports import LaneView, PoolView, Published, TargetView
 from tests.controller.published_reference import published_document
 from tests.hypothesis_profiles import examples
 

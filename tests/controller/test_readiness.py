@@ -10,8 +10,8 @@ from pathlib import Path
 import httpx
 import pytest
 
-from arklow_pulumi.controller import readiness
-from arklow_pulumi.controller.readiness import Readiness, ReadinessLog
+from arklow_pulumi.controller.tick import readiness
+from arklow_pulumi.controller.tick.readiness import Readiness, ReadinessLog
 from arklow_pulumi.core.deciding import TargetId
 from arklow_pulumi.store.engine import StoreError
 from arklow_pulumi.supply.errors import MissingCredentials

@@ -12,16 +12,16 @@ from pathlib import Path
 import pytest
 from sqlalchemy import text
 
-from arklow_pulumi.controller.documents import (
-    published_from_document,
-    published_json,
-)
 from arklow_pulumi.controller.ports import (
     LaneColumns,
     LaneView,
     PoolView,
     Published,
     TargetView,
+)
+from arklow_pulumi.controller.tick.documents import (
+    published_from_document,
+    published_json,
 )
 from arklow_pulumi.store.engine import Store, StoreError, close_stores, open_store
 from arklow_pulumi.store.runtime import (

@@ -9,7 +9,7 @@ from typing import Any
 import pytest
 from prometheus_client.parser import text_string_to_metric_families
 
-from arklow_pulumi.controller.metrics import Metrics
+from arklow_pulumi.controller.api.metrics import Metrics
 from arklow_pulumi.devservers.compute import ComputeServer
 from arklow_pulumi.store.engine import Store
 from arklow_pulumi.store.runtime import Lease

@@ -9,11 +9,12 @@ from typing import Any
 
 import pytest
 
-from arklow_pulumi.controller import acting, ticking
-from arklow_pulumi.controller.looping import run_loop
-from arklow_pulumi.controller.observing import Observation
+from arklow_pulumi.controller.leadership import fencing
+from arklow_pulumi.controller.leadership.looping import run_loop
 from arklow_pulumi.controller.ports import DemandReport
-from arklow_pulumi.controller.ticking import Controller, TickSettings
+from arklow_pulumi.controller.tick import acting, ticking
+from arklow_pulumi.controller.tick.observing import Observation
+from arklow_pulumi.controller.tick.ticking import Controller, TickSettings
 from arklow_pulumi.core.deciding import Decision
 from arklow_pulumi.core.topology import GroupRef, Topology
 from arklow_pulumi.store import engine, runtime
@@ -220,6 +221,7 @@ def test_dry_run_prints_the_plan_and_resizes_nothing(setup: Setup) -> None:
     assert outcome.plan and lines == [f"tick 1: {line}" for line in outcome.plan]
     # the pool holds work (40 units on 8): it goes to what the work needs in one step
     assert "gpu-workers" in lines[0] and "1 -> 6" in lines[0]
+    assert lines == ["tick 1: would set_desired_capacity shared-gpu/gpu-workers (aws_asg:gpu-workers): 1 -> 6"]
     # It still publishes what it decided (admission is served; the desired count is the plan's).
     assert outcome.published.pools["shared-gpu"].targets["gpu-workers"].desired == 6
 
@@ -363,7 +365,7 @@ def test_a_failed_tick_is_logged_and_the_loop_goes_on_until_the_lease_is_lost(
             raise StoreError("store sqlite:///x: database is locked")
         return real_load(store, now, ttl_s)
 
-    monkeypatch.setattr("arklow_pulumi.controller.ticking.load_demand_split", flaky)
+    monkeypatch.setattr("arklow_pulumi.controller.tick.ticking.load_demand_split", flaky)
     delays: list[float] = []
 
     def wait(delay: float) -> bool:
@@ -396,7 +398,7 @@ def test_the_process_settles_its_heap_once_per_topology_loaded(
     store: Store, lease: Lease, clock: FakeClock
 ) -> None:
     """``arklow controller run`` freezes the long-lived heap after a tick that loaded the topology
-    (controller/heap.py); an embedded controller leaves the collector alone."""
+    (controller/tick/heap.py); an embedded controller leaves the collector alone."""
     import gc
 
     put_topology(store, shared_gpu())
@@ -456,12 +458,12 @@ def test_garbage_cycles_a_tick_made_are_collected_by_its_end(
     store: Store, lease: Lease, clock: FakeClock, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     """The process's one collection per tick runs once the tick's observation is released: a
-    cycle the observation held (here its demand) is gone when ``tick`` returns (controller/heap.py:
+    cycle the observation held (here its demand) is gone when ``tick`` returns (controller/tick/heap.py:
     garbage is bounded by one tick)."""
     import gc
     import weakref
 
-    from arklow_pulumi.controller import observing
+    from arklow_pulumi.controller.tick import observing
 
     put_topology(store, shared_gpu())
     process = make_controller(store, groups_for(shared_gpu()), lease, clock, settle_heap=True)
@@ -474,7 +476,7 @@ def test_garbage_cycles_a_tick_made_are_collected_by_its_end(
         made.append(weakref.ref(cyclic))
         return observing.LaneDemand(lanes.reports, cyclic, lanes.stale)
 
-    monkeypatch.setattr("arklow_pulumi.controller.ticking.fresh_demand", fresh_demand)
+    monkeypatch.setattr("arklow_pulumi.controller.tick.ticking.fresh_demand", fresh_demand)
     try:
         for _ in range(3):
             report(process, search__batch=40.0)
@@ -516,7 +518,7 @@ def test_the_resizes_of_a_tick_share_one_lease_renewal_within_the_reuse_window(
         seen.append(lease)
         real(store, lease)
 
-    monkeypatch.setattr(ticking, "renew_lease", counted)
+    monkeypatch.setattr(fencing, "renew_lease", counted)
     report(controller, d0__work=40, d1__work=40, d2__work=40)
     controller.tick()
     assert supply.calls["write"] == 3

@@ -11,7 +11,7 @@ from pathlib import Path
 import pytest
 from sqlalchemy import text
 
-from arklow_pulumi.controller.leasing import lock_path, take_leadership
+from arklow_pulumi.controller.leadership.leasing import lock_path, take_leadership
 from arklow_pulumi.store.engine import StoreError, close_stores, open_store, writing
 from tests.arklow_cli import run
 

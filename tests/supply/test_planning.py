@@ -12,7 +12,7 @@ from arklow_pulumi.supply import (
     ReplicaLimits,
     plan_change,
 )
-from arklow_pulumi.supply.planning import needs_change
+from arklow_pulumi.supply.planning import needs_change, plan_text
 from tests.supply.conftest import set_size
 
 MIG = GroupRef("gcp_mig", "api", region="us-central1", project="p")
@@ -128,3 +128,13 @@ def test_plan_pass_sorts_groups_into_writes_nothing_and_refusals() -> None:
     assert isinstance(plan.refused[ref("policy")], PolicyConflict)
     assert isinstance(plan.refused[ref("gone")], GroupNotFound)
     assert InMemorySupply().calls == {}  # planning needs no binding at all
+
+
+def test_a_plan_and_a_refusal_are_said_in_one_line_each() -> None:
+    plan = plan_change(autoscaled(), 5, ReplicaLimits(0, 50))
+    assert plan_text("g", plan) == "autoscaler_window g: 4 -> 5 window [5, 6]"
+    plain = GroupState(ASG, 2, 2, min=1, max=5)
+    assert plan_text("g", plan_change(plain, 3)) == "set_desired_capacity g: 2 -> 3"
+    with pytest.raises(OutOfBounds) as info:
+        plan_change(plain, 9)
+    assert plan_text("g", info.value) == f"refuse g: {info.value}"

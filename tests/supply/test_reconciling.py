@@ -27,7 +27,10 @@ from arklow_pulumi.supply import (
     verify_target,
 )
 from arklow_pulumi.supply.aws import AwsAsgSupply
+from arklow_pulumi.supply.errors import SupplyError
 from arklow_pulumi.supply.gcp import GcpMigSupply
+from arklow_pulumi.supply.groups import Plan
+from arklow_pulumi.supply.planning import plan_text
 from tests import aws_moto
 from tests.supply.conftest import REGION, count_calls, make_asg, set_size
 
@@ -328,15 +331,8 @@ def test_a_failing_partition_does_not_hide_the_others() -> None:
 def plan_lines(report: PassReport) -> list[str]:
     """One line per group of a dry run's report that would change or is refused, by group."""
     writes = {r: p for r, p in report.plans.items() if p.method != "unchanged"}
-    lines = []
-    for ref in sorted({*writes, *report.failed}):
-        plan = writes.get(ref)
-        if plan is None:
-            lines.append(f"refuse {ref}: {report.failed[ref]}")
-            continue
-        window = f" window {list(plan.window)}" if plan.window else ""
-        lines.append(f"{plan.method} {ref}: {plan.previous} -> {plan.desired}{window}")
-    return lines
+    said: dict[GroupRef, Plan | SupplyError] = {**report.failed, **writes}
+    return [plan_text(str(ref), said[ref]) for ref in sorted(said)]
 
 
 def test_dry_run_returns_the_plan_and_writes_nothing() -> None:

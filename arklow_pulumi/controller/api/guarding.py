@@ -29,8 +29,8 @@ from urllib.parse import urlsplit
 
 from starlette.types import ASGIApp, Receive, Scope, Send
 
-from arklow_pulumi.controller.auth import is_loopback
-from arklow_pulumi.controller.bodies import echo, error_body
+from arklow_pulumi.controller.api.auth import is_loopback
+from arklow_pulumi.controller.api.bodies import echo, error_body
 
 __all__ = ["RequestGuard", "allowed_hosts"]
 
@@ -87,7 +87,23 @@ def is_json(content_type: str) -> bool:
     return media == "application/json"
 
 
-class RequestGuard:
+class HttpMiddleware:
+    """ASGI middleware over ``app`` that sees HTTP requests only (:meth:`http`); the server's
+    other messages (lifespan) pass through untouched."""
+
+    app: ASGIApp
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        if scope["type"] != "http":
+            await self.app(scope, receive, send)
+            return
+        await self.http(scope, receive, send)
+
+    async def http(self, scope: Scope, receive: Receive, send: Send) -> None:
+        raise NotImplementedError
+
+
+class RequestGuard(HttpMiddleware):
     """ASGI middleware: the Host, Origin and Content-Type checks above."""
 
     def __init__(
@@ -98,10 +114,7 @@ class RequestGuard:
         self.hosts = hosts
         self.posts = posts
 
-    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
-        if scope["type"] != "http":
-            await self.app(scope, receive, send)
-            return
+    async def http(self, scope: Scope, receive: Receive, send: Send) -> None:
         refusal = self.refusal(scope)
         if refusal is None:
             await self.app(scope, receive, send)

@@ -8,15 +8,15 @@ not ready until one succeeds, and the loop goes on; a fenced write that finds th
 (:class:`~arklow_pulumi.store.runtime.LeaseLost`) ends it.
 
 :class:`Loop` is the process's loop task, driven by the elector's callbacks
-(:class:`~.ports.LeaderCallbacks`), which only hand it news and return: ``started(lease)`` starts
+(:class:`~..ports.LeaderCallbacks`), which only hand it news and return: ``started(lease)`` starts
 the tick loop under that lease (after reloading what the previous leader stored; the lease is
 adopted only if no other news came meanwhile); ``stopped(lease)`` cancels it at once (no write or
-resize under that lease from then on, :meth:`~.ticking.Controller.step_down`; the tick in progress
-stops at its next fence) and the process stands by; a late word about an older lease changes
-nothing; ``new_leader`` tells a process that starts
+resize under that lease from then on, :meth:`~..tick.ticking.Controller.step_down`; the tick in
+progress stops at its next fence) and the process stands by; a late word about an older lease
+changes nothing; ``new_leader`` tells a process that starts
 behind another leader to stand by. Standing by (PostgreSQL replicas only: SQLite's elector leads
 from start to end) is serving the leader's last published tick, read from the store every interval
-(:meth:`~.ticking.Controller.follow`). A lease lost in a tick goes back to the elector
+(:meth:`~..tick.ticking.Controller.follow`). A lease lost in a tick goes back to the elector
 (``lost``), whose ``stopped`` then arrives like any other.
 """
 
@@ -27,7 +27,7 @@ from collections.abc import Callable
 from typing import Literal
 
 from arklow_pulumi.controller.ports import LeaderCallbacks, LeaderView
-from arklow_pulumi.controller.ticking import Controller
+from arklow_pulumi.controller.tick.ticking import Controller
 from arklow_pulumi.core.errors import ArklowError
 from arklow_pulumi.store.runtime import Lease, LeaseLost
 

@@ -1,11 +1,11 @@
 """The JSON bodies of the controller's HTTP API (docs/api.md), each declared once as a shape.
 
 :mod:`.intake` checks a demand batch with :data:`REPORT` and :func:`batch` (the messages and the
-passes are its own); the handlers of :mod:`.api` build their answers with these records'
+passes are its own); the handlers of :mod:`.app` build their answers with these records'
 :meth:`~.shapes.Record.document`; :mod:`.openapi` publishes the same objects' schemas. A published
 lane, pool and target are shaped after the views the tick publishes
-(:class:`~.ports.LaneView`, :class:`~.ports.PoolView`, :class:`~.ports.TargetView`) and the fields
-:mod:`.documents` renders of them. Ranges and the name rule come from
+(:class:`~..ports.LaneView`, :class:`~..ports.PoolView`, :class:`~..ports.TargetView`) and the
+fields :mod:`..tick.documents` renders of them. Ranges and the name rule come from
 :mod:`arklow_pulumi.core.limits`.
 """
 
@@ -14,9 +14,7 @@ from __future__ import annotations
 import json
 import re
 
-from arklow_pulumi.controller.documents import POOL_VIEW_FIELDS, TARGET_VIEW_FIELDS
-from arklow_pulumi.controller.ports import LaneView, LeaderView, PoolView, TargetView
-from arklow_pulumi.controller.shapes import (
+from arklow_pulumi.controller.api.shapes import (
     Choice,
     Flag,
     Items,
@@ -27,6 +25,8 @@ from arklow_pulumi.controller.shapes import (
     Text,
     record_of,
 )
+from arklow_pulumi.controller.ports import LaneView, LeaderView, PoolView, TargetView
+from arklow_pulumi.controller.tick.documents import POOL_VIEW_FIELDS, TARGET_VIEW_FIELDS
 from arklow_pulumi.core.limits import MAX_NAME_LENGTH, UNITS_RANGE
 
 _PART = f"[^/]{{1,{MAX_NAME_LENGTH}}}"

@@ -1,7 +1,7 @@
 """The PostgreSQL elector: replicas on one store, one leader through the lease row (client-go's
 shape, fenced).
 
-Every replica runs a :class:`LeaseElector` (the :class:`~.ports.Elector` interface; SQLite's
+Every replica runs a :class:`LeaseElector` (the :class:`~..ports.Elector` interface; SQLite's
 degenerate one is :mod:`.leasing`). Each ``retry`` period it tries to take the lease row when it is
 free or expired by the **database** clock (a take-over bumps the epoch, see
 :func:`arklow_pulumi.store.runtime.acquire_lease`), or, while it holds it, renews it by
@@ -11,7 +11,7 @@ The leader stops acting **at once** when it cannot renew before its renew deadli
 counted from the moment its call *started* on this replica's monotonic clock, so the deadline
 passes here before the lease can expire in the database (``renew < lease``) for any replica to take
 it. Two threads watch it: the renewing loop, and a watchdog that says ``stopped`` even while a
-renewal hangs on a dead connection. The callbacks (:class:`~.ports.LeaderCallbacks`) start and
+renewal hangs on a dead connection. The callbacks (:class:`~..ports.LeaderCallbacks`) start and
 cancel the tick loop (:mod:`.looping`); every write and resize is fenced by the epoch in the
 database besides (a replica that missed the news still writes nothing, see
 :mod:`arklow_pulumi.store.runtime`).

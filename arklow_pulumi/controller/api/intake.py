@@ -17,8 +17,8 @@ import math
 from collections.abc import Collection
 from dataclasses import dataclass
 
-from arklow_pulumi.controller.auth import Scope
-from arklow_pulumi.controller.bodies import DEMAND, LANE_KEY, REPORT, batch, echo
+from arklow_pulumi.controller.api.auth import Scope
+from arklow_pulumi.controller.api.bodies import DEMAND, LANE_KEY, REPORT, batch, echo
 from arklow_pulumi.controller.ports import DemandReport
 from arklow_pulumi.reading.text import DuplicateKey, parse_json
 

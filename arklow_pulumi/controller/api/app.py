@@ -40,8 +40,8 @@ from starlette.responses import JSONResponse, Response
 from starlette.routing import Route
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
-from arklow_pulumi.controller import auth
-from arklow_pulumi.controller.bodies import (
+from arklow_pulumi.controller.api import auth
+from arklow_pulumi.controller.api.bodies import (
     ACCEPTED,
     ADMISSION,
     HEALTH,
@@ -52,21 +52,21 @@ from arklow_pulumi.controller.bodies import (
     echo,
     error_body,
 )
-from arklow_pulumi.controller.committing import GroupCommitter
-from arklow_pulumi.controller.documents import lane_view_document, pool_view_document
-from arklow_pulumi.controller.guarding import RequestGuard
-from arklow_pulumi.controller.intake import (
+from arklow_pulumi.controller.api.committing import GroupCommitter
+from arklow_pulumi.controller.api.guarding import HttpMiddleware, RequestGuard
+from arklow_pulumi.controller.api.intake import (
     MAX_BODY_BYTES,
     MAX_REPORTS,
     BatchRefused,
     decode_batch,
     validate_batch,
 )
-from arklow_pulumi.controller.metrics import CONTENT_TYPE, Metrics
-from arklow_pulumi.controller.openapi import Served, openapi_document
+from arklow_pulumi.controller.api.metrics import CONTENT_TYPE, Metrics
+from arklow_pulumi.controller.api.openapi import Served, openapi_document
 from arklow_pulumi.controller.ports import ControllerPort, Published
+from arklow_pulumi.controller.tick.documents import lane_view_document, pool_view_document
 
-log = logging.getLogger(__name__)
+log = logging.getLogger("arklow_pulumi.controller.api")  # the name the log limits know
 
 
 class Refusal(Exception):
@@ -355,7 +355,7 @@ async def _internal_answer(request: Request, exc: Exception) -> Response:
     return _error(500, error_body("internal error: the controller could not answer"))
 
 
-class RequestMetrics:
+class RequestMetrics(HttpMiddleware):
     """ASGI middleware counting requests and timing them by route template (not by raw path)."""
 
     def __init__(self, app: ASGIApp, metrics: Metrics, routes: dict[object, str]) -> None:
@@ -363,10 +363,7 @@ class RequestMetrics:
         self.metrics = metrics
         self.routes = routes
 
-    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
-        if scope["type"] != "http":
-            await self.app(scope, receive, send)
-            return
+    async def http(self, scope: Scope, receive: Receive, send: Send) -> None:
         start = time.perf_counter()
         status = 500
 
@@ -395,7 +392,7 @@ def build_app(
     hosts: frozenset[str] | None = None,
 ) -> Starlette:
     """The API app. ``tokens=None`` serves everyone as ``admin``: the caller must listen on
-    loopback only (see :func:`arklow_pulumi.controller.auth.is_loopback`). ``hosts`` are the
+    loopback only (see :func:`.auth.is_loopback`). ``hosts`` are the
     ``Host`` names answered (:func:`~.guarding.allowed_hosts`; ``None``: any), and every request
     passes :class:`~.guarding.RequestGuard` first."""
     served = Served(

@@ -42,7 +42,7 @@ from prometheus_client import (
     generate_latest,
 )
 
-from arklow_pulumi.controller.exposition import number, render_published
+from arklow_pulumi.controller.api.exposition import number, render_published
 from arklow_pulumi.controller.ports import Published
 
 TICK_BUCKETS = (0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1.0, 2.5, 5.0, 10.0, 30.0, 60.0)

@@ -10,48 +10,31 @@ of each lane, and the lease it writes under. A tick:
 3. **acts** (:mod:`.acting`) only where a group's asked size differs from the decision, after
    renewing the lease by compare-and-set (a replica that lost it never resizes); in dry-run it
    prints the plan instead and acts on nothing;
-4. **publishes** (:mod:`.publishing`): the :class:`~.ports.Published` value in memory and, in one
+4. **publishes** (:mod:`.publishing`): the :class:`~..ports.Published` value in memory and, in one
    fenced transaction, in the runtime store with the demand history, the recommendations and the
    observed/desired replicas. A dry run publishes too (it is a controller that does not resize);
    :meth:`Controller.plan` (``arklow controller plan``) is the one path that writes nothing.
 
 A tick that takes longer than the interval is reported (log and ``TickObserver``); the loop
-(:mod:`.looping`, the one loop, run while this process leads) starts the next one right after it,
-never two at once, and does the store's upkeep between two ticks (:meth:`Controller.after_tick`:
-SQLite's checkpoint), off the tick's path. Leadership reaches the controller through
-:meth:`Controller.lead` and :meth:`Controller.step_down`, called by the loop and by the elector's
-``stopped`` callback; a process standing by (PostgreSQL) serves the leader's last tick
-(:meth:`Controller.follow`).
+(:mod:`..leadership.looping`, the one loop, run while this process leads) starts the next one
+right after it, never two at once, and does the store's upkeep between two ticks
+(:meth:`Controller.after_tick`: SQLite's checkpoint), off the tick's path. Leadership reaches the
+controller through :meth:`Controller.lead` and :meth:`Controller.step_down`, called by the loop
+and by the elector's ``stopped`` callback; a process standing by (PostgreSQL) serves the leader's
+last tick (:meth:`Controller.follow`).
 """
 
 from __future__ import annotations
 
 import logging
-import math
 import threading
 import weakref
 from collections.abc import Callable
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 
-from arklow_pulumi.controller import acting, faults, heap, readiness
-from arklow_pulumi.controller.acting import (
-    ActReport,
-    Change,
-    Fence,
-    apply_changes,
-    changes_to_make,
-    describe_plan,
-    with_detail,
-)
-from arklow_pulumi.controller.documents import published_from_document, published_json
-from arklow_pulumi.controller.history import LaneHistory
-from arklow_pulumi.controller.observing import (
-    Observation,
-    describe_targets,
-    fresh_demand,
-    group_refs,
-)
+from arklow_pulumi.controller import faults
+from arklow_pulumi.controller.leadership.fencing import fence_for, held
 from arklow_pulumi.controller.ports import (
     Clock,
     DemandSink,
@@ -61,15 +44,32 @@ from arklow_pulumi.controller.ports import (
     SystemClock,
     TickObserver,
 )
-from arklow_pulumi.controller.publishing import (
+from arklow_pulumi.controller.tick import acting, heap, readiness
+from arklow_pulumi.controller.tick.acting import (
+    ActReport,
+    Change,
+    apply_changes,
+    changes_to_make,
+    describe_plan,
+    with_detail,
+)
+from arklow_pulumi.controller.tick.documents import published_from_document, published_json
+from arklow_pulumi.controller.tick.history import LaneHistory
+from arklow_pulumi.controller.tick.observing import (
+    Observation,
+    describe_targets,
+    fresh_demand,
+    group_refs,
+)
+from arklow_pulumi.controller.tick.publishing import (
     build_published,
     in_target_order,
     move_of,
     observed_from_published,
     target_records,
 )
-from arklow_pulumi.controller.readiness import ReadinessLog
-from arklow_pulumi.controller.sinking import StoreDemandSink
+from arklow_pulumi.controller.tick.readiness import ReadinessLog
+from arklow_pulumi.controller.tick.sinking import StoreDemandSink
 from arklow_pulumi.core.allocating import compile_topology
 from arklow_pulumi.core.deciding import (
     Decision,
@@ -85,13 +85,11 @@ from arklow_pulumi.store.engine import Store, StoreError, checkpoint
 from arklow_pulumi.store.revision import topology_revision
 from arklow_pulumi.store.runtime import (
     Lease,
-    LeaseLost,
     TargetRecord,
     TickRecord,
     load_demand_split,
     load_published,
     load_snapshot,
-    renew_lease,
     write_tick,
 )
 from arklow_pulumi.store.service import load_topology
@@ -159,7 +157,7 @@ class _Memory:
 
 
 class Controller:
-    """The running controller behind :class:`~.ports.ControllerPort` (see the module doc)."""
+    """The running controller behind :class:`~..ports.ControllerPort` (see the module doc)."""
 
     def __init__(
         self,
@@ -346,9 +344,15 @@ class Controller:
     def _act(self, changes: tuple[Change, ...], tick: int) -> ActReport:
         if not changes:
             return ActReport()
-        lease = self._held()
-        renewal = _Renewal(self._fence_reuse_s())
-        fence = Fence(lambda: self._fence(lease, renewal), lease.epoch, tick)
+        fence = fence_for(
+            self.store,
+            held(self.lease),
+            tick,
+            elector=self.elector,
+            monotonic=self.clock.monotonic,
+            turns=self._fencing,
+            reuse_s=self.settings.fence_reuse_s,
+        )
         report = apply_changes(self.supply, changes, fence, self._resizers())
         for change, result in report.done:
             if result.changed:
@@ -372,34 +376,6 @@ class Controller:
             )
             weakref.finalize(self, pool.shutdown, wait=False)
         return pool
-
-    def _held(self) -> Lease:
-        lease = self.lease
-        if lease is None:
-            raise LeaseLost("this replica does not lead; nothing written or resized")
-        return lease
-
-    def _fence(self, lease: Lease, renewal: _Renewal) -> None:
-        """Right before one resize: still leading by the renew deadline (this replica's monotonic
-        clock) and by the epoch in the database, then the deadline once more (the renewal may
-        have taken long). The epoch is checked by a compare-and-set renewal, made by the first
-        resize of the act step and again whenever the last one started longer ago than the
-        reuse window: a renewal that succeeded at (database) time D keeps any other replica out
-        until D + lease, far beyond the window."""
-        elector = self.elector
-        if elector is not None and elector.leading() != lease:
-            raise LeaseLost(f"lease epoch {lease.epoch} no longer held; resize not sent")
-        with self._fencing:
-            started = self.clock.monotonic()
-            if not renewal.covers(started):
-                renew_lease(self.store, lease)  # fenced: a replica that lost it stops here
-                renewal.started = started
-        if elector is not None and elector.leading() != lease:
-            raise LeaseLost(f"lease epoch {lease.epoch} no longer held; resize not sent")
-
-    def _fence_reuse_s(self) -> float:
-        window = math.inf if self.elector is None else self.elector.fence_window_s
-        return min(self.settings.fence_reuse_s, window)
 
     # -- leadership ------------------------------------------------------------------------
 
@@ -444,7 +420,7 @@ class Controller:
     def _publish(self, view: PlanView, report: ActReport) -> None:
         obs, decision, published = view.observation, view.decision, view.published
         memory = self._memory
-        lease = self._held()
+        lease = held(self.lease)
         decided = in_target_order(decision)
         recommendations = [(tid.name, obs.at, d.recommended) for tid, d in decided]
         targets = target_records(obs, decided)
@@ -498,13 +474,3 @@ class Controller:
         policies = [p.scale_policy for p in topo.pools.values()]
         return retention_s(policies) + self.settings.interval_s
 
-
-@dataclass(slots=True)
-class _Renewal:
-    """The act step's last successful lease renewal: when it started (monotonic), if any."""
-
-    reuse_s: float
-    started: float | None = None
-
-    def covers(self, now: float) -> bool:
-        return self.started is not None and now - self.started < self.reuse_s

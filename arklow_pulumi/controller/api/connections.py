@@ -36,7 +36,7 @@ import h11
 import uvicorn
 from uvicorn.protocols.http.h11_impl import H11Protocol
 
-from arklow_pulumi.controller.bodies import error_body
+from arklow_pulumi.controller.api.bodies import error_body
 from arklow_pulumi.core.errors import InvalidInput
 
 __all__ = [

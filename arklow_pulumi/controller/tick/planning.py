@@ -10,10 +10,10 @@ from __future__ import annotations
 from dataclasses import replace
 from typing import Any
 
-from arklow_pulumi.controller.acting import plan_of, with_detail
-from arklow_pulumi.controller.documents import lane_view_document, pool_view_document
 from arklow_pulumi.controller.ports import PoolView
-from arklow_pulumi.controller.ticking import Controller, PlanView
+from arklow_pulumi.controller.tick.acting import plan_of, with_detail
+from arklow_pulumi.controller.tick.documents import lane_view_document, pool_view_document
+from arklow_pulumi.controller.tick.ticking import Controller, PlanView
 from arklow_pulumi.supply.errors import SupplyError
 
 

@@ -7,24 +7,24 @@ They then go through :func:`~arklow_pulumi.supply.reconciling.reconcile_pass` wi
 describe: the groups whose policies the tick's cheap describe skipped are described again in
 full, the pure planner (:func:`~arklow_pulumi.supply.planning.plan_change`, the one place
 bounds and policy conflicts are enforced) refuses a count without any write, and the writes run
-in parallel, each one fenced (:class:`Fence`). One group's failure never stops the others.
+in parallel, each one fenced (:class:`~..leadership.fencing.Fence`). One group's failure never
+stops the others.
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterator, Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from concurrent.futures import Executor
-from contextlib import AbstractContextManager, contextmanager
+from contextlib import AbstractContextManager
 from dataclasses import dataclass, replace
 from typing import Literal
 
-from arklow_pulumi.controller import faults
+from arklow_pulumi.controller.leadership.fencing import Fence
 from arklow_pulumi.core.deciding import TargetDecision, TargetId
 from arklow_pulumi.core.topology import ScaleTarget
-from arklow_pulumi.supply import fencing
 from arklow_pulumi.supply.errors import SupplyError
 from arklow_pulumi.supply.groups import GroupState, Plan, SetResult
-from arklow_pulumi.supply.planning import needs_change, plan_change
+from arklow_pulumi.supply.planning import needs_change, plan_change, plan_text
 from arklow_pulumi.supply.reconciling import detailed, reconcile_pass
 from arklow_pulumi.supply.routing import Described, SupplyRouter
 
@@ -102,35 +102,7 @@ def plan_of(change: Change) -> Plan | SupplyError:
 
 def describe_plan(changes: Sequence[Change]) -> list[str]:
     """One line per change, as dry-run prints it."""
-    lines = []
-    for change in changes:
-        plan = plan_of(change)
-        head = f"{change.target} ({change.state.ref})"
-        if isinstance(plan, SupplyError):
-            lines.append(f"would refuse {head}: {plan}")
-        else:
-            window = f" window {list(plan.window)}" if plan.window else ""
-            lines.append(f"would {plan.method} {head}: {plan.previous} -> {plan.desired}{window}")
-    return lines
-
-
-@dataclass(frozen=True, slots=True)
-class Fence:
-    """What each resize is made under: ``check`` re-checks the lease epoch right before the call
-    (raises :class:`~arklow_pulumi.store.runtime.LeaseLost` or a store error, and then nothing is
-    sent), and the call carries ``epoch`` and ``tick`` (:mod:`arklow_pulumi.supply.fencing`)."""
-
-    check: Callable[[], None]
-    epoch: int
-    tick: int
-
-    @contextmanager
-    def around_resize(self) -> Iterator[None]:
-        self.check()
-        faults.hit("resize")
-        with fencing.acting_under(self.epoch, self.tick):
-            yield
-        faults.hit("resized")
+    return [f"would {plan_text(f'{c.target} ({c.state.ref})', plan_of(c))}" for c in changes]
 
 
 def apply_changes(

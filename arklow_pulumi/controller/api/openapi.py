@@ -18,8 +18,8 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
-from arklow_pulumi.controller import bodies
-from arklow_pulumi.controller.shapes import JsonSchema, Shape, Text
+from arklow_pulumi.controller.api import bodies
+from arklow_pulumi.controller.api.shapes import JsonSchema, Shape, Text
 
 __all__ = ["Served", "openapi_document"]
 

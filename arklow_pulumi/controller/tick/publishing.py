@@ -14,7 +14,6 @@ from collections.abc import Mapping
 from datetime import UTC, datetime
 from itertools import repeat
 
-from arklow_pulumi.controller.observing import Observation
 from arklow_pulumi.controller.ports import (
     LaneColumns,
     LaneView,
@@ -22,6 +21,7 @@ from arklow_pulumi.controller.ports import (
     Published,
     TargetView,
 )
+from arklow_pulumi.controller.tick.observing import Observation
 from arklow_pulumi.core.allocating import LaneResult, LaneResults
 from arklow_pulumi.core.deciding import Decision, Observed, TargetDecision, TargetId
 from arklow_pulumi.core.policy import Move

@@ -1,6 +1,6 @@
 """The SQLite elector: one controller per database file, leading for as long as it lives.
 
-SQLite is the degenerate case of the :class:`~.ports.Elector` interface. :func:`take_leadership`
+SQLite is the degenerate case of the :class:`~..ports.Elector` interface. :func:`take_leadership`
 takes an exclusive ``flock`` on ``<database>.controller.lock`` beside the database file before
 anything else, and a second ``arklow controller run`` on the same file refuses to start with one
 line (:class:`AlreadyRunning`). The kernel releases the lock when the holder exits, however it
