@@ -145,16 +145,7 @@ class GcpMigSupply(CloudBinding):
         return out
 
     def _autoscaler(self, ref: GroupRef, project: str, link: str) -> Any:
-        scope, where, name = _parse_link(link, ref)
-        zonal = scope == "zones"
-        client, request = _scoped(
-            "Get",
-            "Autoscaler",
-            where if zonal else None,
-            None if zonal else where,
-            project=project,
-            autoscaler=name,
-        )
+        client, request = _autoscaler_call("Get", link, ref, project=project)
         try:
             return self._call(client, "get", ref, request)
         except GroupNotFound:
@@ -249,18 +240,15 @@ class GcpMigSupply(CloudBinding):
         ref = state.ref
         if not state.autoscaler_link:
             raise PermanentSupplyError("autoscaler link missing from the group's status", ref)
-        scope, where, name = _parse_link(state.autoscaler_link, ref)
+        _scope, _where, name = _parse_link(state.autoscaler_link, ref)
         project = self._project(ref)
         policy = compute_v1.AutoscalingPolicy(min_num_replicas=low)
         resource = compute_v1.Autoscaler(name=name, autoscaling_policy=policy)
-        zonal = scope == "zones"
-        client, request = _scoped(
+        client, request = _autoscaler_call(
             "Patch",
-            "Autoscaler",
-            where if zonal else None,
-            None if zonal else where,
+            state.autoscaler_link,
+            ref,
             project=project,
-            autoscaler=name,
             autoscaler_resource=resource,
             request_id=request_id,
         )
@@ -452,3 +440,17 @@ def _scoped(
         name = f"{verb}Zone{kind}Request" if kind == "Operation" else f"{verb}{kind}Request"
         return zonal, getattr(compute_v1, name)(zone=zone, **fields)
     return regional, getattr(compute_v1, f"{verb}Region{kind}Request")(region=region, **fields)
+
+
+def _autoscaler_call(verb: str, link: str, ref: GroupRef, **fields: Any) -> tuple[str, Any]:
+    """The client and request of ``verb`` on the autoscaler at ``link`` (zonal or regional)."""
+    scope, where, name = _parse_link(link, ref)
+    zonal = scope == "zones"
+    return _scoped(
+        verb,
+        "Autoscaler",
+        where if zonal else None,
+        None if zonal else where,
+        autoscaler=name,
+        **fields,
+    )
