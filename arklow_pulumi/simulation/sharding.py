@@ -25,7 +25,8 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 
 from arklow_pulumi.simulation.batching import Batch
-from arklow_pulumi.simulation.stepping import TOTALS, UnitRun
+from arklow_pulumi.simulation.columns import TOTALS
+from arklow_pulumi.simulation.stepping import UnitRun
 
 MAX_SHARDS = 8
 LANE_COST = 10
