@@ -6,8 +6,9 @@ was observed to run (in service and pending), and the recent single-tick recomme
 target. Nothing here reads a clock, a store or a cloud.
 
 - **Capacity** for allocation is each pool's static capacity plus its targets' *in-service*
-  replicas × units per replica. Pending replicas are not capacity (AWS counts warming instances as
-  pending, not in service).
+  replicas × units per replica (:func:`pool_capacity`, which the simulator's ``free-for-all``
+  rule calls too). Pending replicas are not capacity (AWS counts warming instances as pending,
+  not in service).
 - **Servable demand** (the coupled-pool step): a pool's demand counting only the work its lanes
   can be served at the capacity every pool can reach (static + each target at max,
   :func:`~arklow_pulumi.core.allocating.servable_demands`); the pool's demand itself unless some

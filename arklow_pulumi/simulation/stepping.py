@@ -103,8 +103,8 @@ class UnitRun:
         # each lane's demand, in ``unit.lane_keys`` order (0 until its first row)
         self.values = [0.0] * len(unit.lane_keys)
         self.batch: Owner | None = None
-        # its lanes' figures out of a column of its batch's decision (:func:`picker`), or None
-        # when it is decided alone
+        # its lanes' figures out of a column of its batch's decision (:func:`.columns.picker`),
+        # or None when it is decided alone
         self.pick: Callable[[Sequence[float]], Sequence[float]] | None = None
         self.scenarios: list[int] = []  # the scenarios (by position) that count this unit
         self.version = 0
