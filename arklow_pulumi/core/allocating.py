@@ -25,7 +25,7 @@ servable demands and one more for their decisions (:mod:`arklow_pulumi.core.deci
 
 from __future__ import annotations
 
-from collections.abc import Iterator, Mapping, Sequence
+from collections.abc import Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from itertools import repeat
 from typing import Literal
@@ -321,3 +321,34 @@ def pool_pressure(demand: float, capacity: float) -> tuple[float | None, PoolSta
         return None, "constrained"
     pressure = demand / capacity
     return pressure, "steady" if pressure <= 1 else "constrained"
+
+
+def lane_caps(demands: Iterable[float], limits: Iterable[float]) -> list[float]:
+    """Each lane's ``e = min(demand, limit)``, as the kernel's allocation computes it (and as
+    :meth:`LaneResults.caps` returns it), for the paths that run no filling: the simulator's
+    ``free-for-all`` rule and its peak-demand pre-pass."""
+    return [limit if limit < d else d for d, limit in zip(demands, limits, strict=True)]
+
+
+def pool_sums(
+    values: Sequence[float],
+    lane_pools: Sequence[Sequence[tuple[int, float]]],
+    pools: int,
+    lanes: Iterable[int] | None = None,
+) -> list[float]:
+    """Each pool's ``Σ x × cost`` over its lanes' positive values ``x``, in lane order, as the
+    kernel sums a pool's demand: with ``e`` per lane, the pools' demand; with allocations, the
+    pool units they use. ``lanes``, when given, are the only lanes summed (in lane order: the
+    sums of the pools they hold every lane of are then exact, the others' partial)."""
+    out = [0.0] * pools
+    if lanes is None:
+        pairs: Iterable[tuple[float, Sequence[tuple[int, float]]]] = zip(
+            values, lane_pools, strict=True
+        )
+    else:
+        pairs = ((values[i], lane_pools[i]) for i in lanes)
+    for x, incidences in pairs:
+        if x > 0:
+            for p, cost in incidences:
+                out[p] += x * cost
+    return out

@@ -6,8 +6,9 @@ was observed to run (in service and pending), and the recent single-tick recomme
 target. Nothing here reads a clock, a store or a cloud.
 
 - **Capacity** for allocation is each pool's static capacity plus its targets' *in-service*
-  replicas × units per replica. Pending replicas are not capacity (AWS counts warming instances as
-  pending, not in service).
+  replicas × units per replica (:func:`pool_capacity`, which the simulator's ``free-for-all``
+  rule calls too). Pending replicas are not capacity (AWS counts warming instances as pending,
+  not in service).
 - **Servable demand** (the coupled-pool step): a pool's demand counting only the work its lanes
   can be served at the capacity every pool can reach (static + each target at max,
   :func:`~arklow_pulumi.core.allocating.servable_demands`); the pool's demand itself unless some
@@ -30,7 +31,7 @@ target. Nothing here reads a clock, a store or a cloud.
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from types import MappingProxyType
 from weakref import WeakKeyDictionary
@@ -153,6 +154,7 @@ class _PoolTargets:
     policy: ScalePolicy
     settle: bool
     targets: tuple[_Entry, ...]
+    units: tuple[float, ...]  # each target's units per replica, in order
 
 
 _POOL_TARGETS: WeakKeyDictionary[Topology, tuple[_PoolTargets, ...]] = WeakKeyDictionary()
@@ -199,6 +201,7 @@ def _pools_with_targets(topo: Topology) -> tuple[_PoolTargets, ...]:
                     )
                     for t in pool.scale_targets
                 ),
+                units=tuple(t.units_per_replica for t in pool.scale_targets),
             )
             for index, pool in enumerate(topo.pools.values())
             if pool.scale_targets
@@ -218,16 +221,21 @@ def _seen(topo: Topology, observed: Mapping[TargetId, Observed]) -> tuple[_Seen,
     capacity = {}
     for plan in _pools_with_targets(topo):
         found = []
-        units = []
         for entry in plan.targets:
             o = get(entry.tid)
             if o is None:
                 o = Observed(entry.replicas, 0)
             found.append(o)
-            units.append(o.in_service * entry.units_per_replica)
         seen.append((plan, found))
-        capacity[plan.name] = plan.capacity + sum(units)
+        in_service = [o.in_service for o in found]
+        capacity[plan.name] = pool_capacity(plan.capacity, in_service, plan.units)
     return seen, capacity
+
+
+def pool_capacity(static: float, in_service: Iterable[int], units: Iterable[float]) -> float:
+    """A pool's capacity for allocation: its ``static`` capacity plus each target's in-service
+    replicas × its units per replica (pending replicas are not capacity)."""
+    return static + sum([count * u for count, u in zip(in_service, units, strict=True)])
 
 
 def decide(
@@ -288,11 +296,10 @@ def _single_tick_pool(
     out: dict[TargetId, TargetDecision],
 ) -> None:
     """The unsmoothed rule: every target at the pool's single-tick decision, within its bounds."""
-    for entry, o, rec in zip(plan.targets, seen, result.desired_by_target, strict=True):
-        tid, lo, hi = entry.tid, entry.low, entry.high
-        rec = clamp(rec, lo, hi)
-        step = plain_step(TargetFigures(o.current, rec, lo, hi, (), moves.get(tid)), now)
-        out[tid] = TargetDecision(tid, rec, step.desired, o.current, step.move, step.reason)
+    for tid, f in _own_figures(plan, result, seen, moves):
+        step = plain_step(f, now)
+        desired, move, reason = step.desired, step.move, step.reason
+        out[tid] = TargetDecision(tid, f.recommended, desired, f.current, move, reason)
 
 
 def _cloud_pool(
@@ -307,13 +314,21 @@ def _cloud_pool(
     out: dict[TargetId, TargetDecision],
 ) -> None:
     """Each target as its cloud's autoscaler scales it on the pool's own demand."""
+    for (tid, f), entry in zip(_own_figures(plan, result, seen, moves), plan.targets, strict=True):
+        past = [(r.at, r.replicas) for r in history.get(tid, _NO_HISTORY)]
+        step, since = cloud_step(models, entry.kind, f, past, above.get(tid), now)
+        out[tid] = TargetDecision(
+            tid, f.recommended, step.desired, f.current, step.move, step.reason, since
+        )
+
+
+def _own_figures(
+    plan: _PoolTargets, result: PoolResult, seen: list[Observed], moves: Mapping[TargetId, Move]
+) -> Iterator[tuple[TargetId, TargetFigures]]:
+    """Each target's figures for a rule on the pool's own single-tick decision (no window)."""
     for entry, o, rec in zip(plan.targets, seen, result.desired_by_target, strict=True):
         tid, lo, hi = entry.tid, entry.low, entry.high
-        rec = clamp(rec, lo, hi)
-        figures = TargetFigures(o.current, rec, lo, hi, (), moves.get(tid))
-        past = [(r.at, r.replicas) for r in history.get(tid, _NO_HISTORY)]
-        step, since = cloud_step(models, entry.kind, figures, past, above.get(tid), now)
-        out[tid] = TargetDecision(tid, rec, step.desired, o.current, step.move, step.reason, since)
+        yield tid, TargetFigures(o.current, clamp(rec, lo, hi), lo, hi, (), moves.get(tid))
 
 
 def _decide_pool(

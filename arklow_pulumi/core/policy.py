@@ -169,6 +169,13 @@ class PoolFigures(NamedTuple):
     members: bool = True
 
 
+def needed_units(demand: float, headroom: float, static: float) -> float:
+    """What a pool's targets must supply for ``demand`` with ``headroom`` beyond its ``static``
+    capacity: ``max(0, demand × (1 + headroom) − static)``, the single-tick rule's need (the
+    kernel's sizing, :mod:`arklow_pulumi.core.scaling`, splits the same figure in Rust)."""
+    return max(0.0, demand * (1.0 + headroom) - static)
+
+
 def pool_mode(policy: ScalePolicy, pool: PoolFigures) -> Mode:
     """Which way the pool may move: ``settle`` (no members), ``held`` (its capacity holds work),
     ``up`` (its supply fell below the kept part of its headroom), ``hold`` (its need is within
@@ -179,8 +186,8 @@ def pool_mode(policy: ScalePolicy, pool: PoolFigures) -> Mode:
     cap = pool.capacity
     if pool.demand > cap + _EPS * max(1.0, cap):
         return "held"
-    need = max(0.0, pool.demand * (1.0 + pool.headroom) - pool.static)
-    floor = max(0.0, pool.demand * (1.0 + pool.headroom * policy.headroom_kept) - pool.static)
+    need = needed_units(pool.demand, pool.headroom, pool.static)
+    floor = needed_units(pool.demand, pool.headroom * policy.headroom_kept, pool.static)
     supplied = pool.supplied
     slack = _EPS * max(1.0, supplied)
     if supplied < floor - slack:

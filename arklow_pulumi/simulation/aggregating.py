@@ -12,7 +12,7 @@ same bytes. :class:`Folding` keeps, per scenario:
   tick (what-if's ``totals``), and per resource the highest Σ in-service replicas of its pools,
   the ticks at which none of them was below its max and the ticks at which any was constrained
   (:class:`Tally`);
-- the series (:class:`.figures.Series`, which the chart draws) in at most :data:`CHART_POINTS`
+- the series (:class:`.series.Series`, which the chart draws) in at most :data:`CHART_POINTS`
   points per column: a run of that many ticks or fewer keeps every tick; a longer one is cut
   into buckets of ``⌈ticks / CHART_POINTS⌉`` consecutive ticks (the last one may be shorter),
   each point the bucket's mean at the time of its first tick, the bucket's highest value beside
@@ -27,13 +27,12 @@ from __future__ import annotations
 import math
 from array import array
 from collections.abc import Collection, Mapping, Sequence
-from dataclasses import dataclass
 from operator import add
 from typing import TYPE_CHECKING
 
-from arklow_pulumi.simulation.figures import ResourceSeries, Series
+from arklow_pulumi.simulation.columns import COUNTS, TOTALS, UNITS
+from arklow_pulumi.simulation.series import Folded, ResourceSeries, Series, Tally
 from arklow_pulumi.simulation.sharding import Shard
-from arklow_pulumi.simulation.stepping import COUNTS, TOTALS, UNITS
 
 if TYPE_CHECKING:  # array is subscriptable at runtime only from Python 3.12
     ShardSeries = dict[int, array[float]]  # per scenario (by position): its totals, tick by tick
@@ -78,27 +77,6 @@ def bucketed(column: Sequence[float], bucket: int) -> tuple[list[float], list[fl
         means.append(sum(rest) / len(rest))
         highs.append(max(rest))
     return means, highs
-
-
-@dataclass(frozen=True, slots=True)
-class Tally:
-    """A resource's figures read from every tick: the highest Σ in-service replicas of its
-    pools at one tick, the ticks at which no pool of it was below its max, and the ticks at
-    which any pool of it was constrained."""
-
-    peak: float
-    full_ticks: int
-    constrained_ticks: int
-
-
-@dataclass(frozen=True, slots=True)
-class Folded:
-    """A scenario's per-tick totals, folded: the highest Σ in-service replicas over all its
-    pools at one tick, each resource's :class:`Tally`, and its series."""
-
-    peak: float
-    tallies: dict[str, Tally]
-    series: Series
 
 
 class Folding:

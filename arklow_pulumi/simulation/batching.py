@@ -14,8 +14,9 @@ from arklow_pulumi.core.allocating import compile_topology
 from arklow_pulumi.core.deciding import Observed, Recommendation, TargetId, decide
 from arklow_pulumi.core.policy import Move
 from arklow_pulumi.core.topology import Topology, frozen_map
+from arklow_pulumi.simulation.columns import lane_columns, picker
 from arklow_pulumi.simulation.policies import PROPORTIONAL, SINGLE_TICK
-from arklow_pulumi.simulation.stepping import UnitRun, lane_columns, picker
+from arklow_pulumi.simulation.stepping import UnitRun
 
 
 class Batch:
@@ -123,9 +124,9 @@ class Batch:
             cloud=self.cloud,
             above=self.above,
         )
-        alloc, admit = lane_columns(decision.allocation)
+        caps, alloc, admit = lane_columns(decision.allocation)
         for r in changed:
-            r.take(decision, alloc, admit, r.pick)
+            r.take(decision, caps, alloc, admit, r.pick)
 
 
 def batches(runs: Sequence[UnitRun], lanes: int, start: int = 0) -> list[Batch]:

@@ -20,8 +20,9 @@ from dataclasses import dataclass
 
 from arklow_pulumi.core.errors import InvalidInput
 from arklow_pulumi.simulation.aggregating import chunk_ticks
+from arklow_pulumi.simulation.columns import COUNTS, TOTALS, UNITS
 from arklow_pulumi.simulation.sharding import Shard
-from arklow_pulumi.simulation.stepping import COUNTS, TOTALS, UNITS, UnitRun
+from arklow_pulumi.simulation.stepping import UnitRun
 
 MiB = 1024 * 1024
 DEFAULT_BUDGET = 4096 * MiB

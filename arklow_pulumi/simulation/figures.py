@@ -24,13 +24,11 @@ from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING
 
-from arklow_pulumi.simulation.sharing import pool_sums
-from arklow_pulumi.simulation.stepping import Sums, UnitRun
-
-if TYPE_CHECKING:
-    from arklow_pulumi.simulation.aggregating import Folded, Tally
+from arklow_pulumi.core.allocating import pool_sums
+from arklow_pulumi.simulation.columns import Sums
+from arklow_pulumi.simulation.series import Folded, Series, Tally
+from arklow_pulumi.simulation.stepping import UnitRun
 
 
 @dataclass(frozen=True, slots=True)
@@ -64,37 +62,6 @@ class PoolFigures:
     @property
     def utilization(self) -> float:
         return self.served_hours / self.capacity_hours if self.capacity_hours > 0 else 0.0
-
-
-@dataclass(frozen=True, slots=True)
-class ResourceSeries:
-    """One resource's totals per tick over its pools: in-service replicas, pools below their
-    max, constrained pools; and, only when the run was asked for them (``detail``, for charts),
-    demand, served and capacity in pool units."""
-
-    replicas: Sequence[float]
-    below_max: Sequence[float]
-    constrained: Sequence[float]
-    demand: Sequence[float] | None
-    served: Sequence[float] | None
-    capacity: Sequence[float] | None
-
-
-@dataclass(frozen=True, slots=True)
-class Series:
-    """Totals per tick (units, and in-service replicas), for charts; per resource in pool
-    units. Each point is one tick (``bucket`` 1) or the mean of ``bucket`` consecutive ticks
-    from its time on (the last bucket may be shorter); ``highs`` then holds each bucket's
-    highest values, in the same shape."""
-
-    times: Sequence[float]
-    demand: Sequence[float]
-    served: Sequence[float]
-    capacity: Sequence[float]
-    replicas: Sequence[float]
-    resources: dict[str, ResourceSeries]
-    bucket: int = 1
-    highs: Series | None = None
 
 
 @dataclass(frozen=True, slots=True)

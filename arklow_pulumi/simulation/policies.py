@@ -33,7 +33,7 @@ from dataclasses import dataclass, replace
 
 from arklow_pulumi.core.autoscalers import DEFAULT_AUTOSCALERS, CloudAutoscalers
 from arklow_pulumi.core.limits import MAX_COUNT
-from arklow_pulumi.core.policy import DEFAULT_POLICY, clamp
+from arklow_pulumi.core.policy import DEFAULT_POLICY, clamp, needed_units
 from arklow_pulumi.core.scaling import desired_replicas
 from arklow_pulumi.core.topology import (
     GroupRef,
@@ -185,7 +185,7 @@ def _sized(pool: Pool, demand: float) -> tuple[ScaleTarget, ...]:
     targets = pool.scale_targets
     supply = sum(t.max_replicas * t.units_per_replica for t in targets)
     highest = max(t.max_replicas for t in targets)
-    needed = max(0.0, demand * (1.0 + pool.headroom) - pool.capacity)
+    needed = needed_units(demand, pool.headroom, pool.capacity)
     factor = 1
     if supply > 0 and highest > 0:
         factor = max(1, min(math.ceil(needed / supply) + 1, MAX_COUNT // highest))

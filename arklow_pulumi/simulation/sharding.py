@@ -16,7 +16,7 @@ Batches can be *tied*: a run that starts mid-replay (what-if's ``--change-at``) 
 state of groups stepped by other batches, so a tied set of batches goes into one shard whole.
 
 A shard's series has the four totals and, per resource its runs draw from, the runs' columns of
-it (:data:`~.stepping.COUNTS`, and :data:`~.stepping.UNITS` with ``detail``; :meth:`Shard.lay_out`).
+it (:data:`~.columns.COUNTS`, and :data:`~.columns.UNITS` with ``detail``; :meth:`Shard.lay_out`).
 """
 
 from __future__ import annotations
@@ -25,7 +25,8 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 
 from arklow_pulumi.simulation.batching import Batch
-from arklow_pulumi.simulation.stepping import TOTALS, UnitRun
+from arklow_pulumi.simulation.columns import TOTALS
+from arklow_pulumi.simulation.stepping import UnitRun
 
 MAX_SHARDS = 8
 LANE_COST = 10

@@ -10,18 +10,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-
-def pool_sums(
-    values: Sequence[float], lane_pools: Sequence[Sequence[tuple[int, float]]], pools: int
-) -> list[float]:
-    """Each pool's ``Σ x × cost`` over its lanes' positive values ``x``, in lane order: with
-    ``e`` per lane, the pools' demand; with allocations, the pool units they use."""
-    out = [0.0] * pools
-    for x, incidences in zip(values, lane_pools, strict=True):
-        if x > 0:
-            for p, cost in incidences:
-                out[p] += x * cost
-    return out
+from arklow_pulumi.core.allocating import pool_sums
 
 
 def proportional_shares(
@@ -31,7 +20,8 @@ def proportional_shares(
     demand: Sequence[float] | None = None,
 ) -> list[float]:
     """Each lane's allocation; ``lane_pools[i]`` lists ``(pool, cost)`` for lane ``i``;
-    ``demand`` is :func:`pool_sums` of the same lanes' ``e`` when the caller has it."""
+    ``demand`` is :func:`~arklow_pulumi.core.allocating.pool_sums` of the same lanes' ``e``
+    when the caller has it."""
     if demand is None:
         demand = pool_sums(wanted, lane_pools, len(capacity))
     fraction = [

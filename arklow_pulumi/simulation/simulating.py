@@ -41,17 +41,13 @@ from arklow_pulumi.core.topology import Topology
 from arklow_pulumi.simulation.aggregating import CHUNK_TICKS, Folding, bucket_ticks, chunk_ticks
 from arklow_pulumi.simulation.batching import Batch, batches
 from arklow_pulumi.simulation.budgeting import Needs, needs, refuse_over
-from arklow_pulumi.simulation.figures import (
-    LaneFigures,
-    PoolFigures,
-    RunResult,
-    Series,
-    result,
-)
+from arklow_pulumi.simulation.columns import COUNTS, UNITS, Sums
+from arklow_pulumi.simulation.figures import LaneFigures, PoolFigures, RunResult, result
 from arklow_pulumi.simulation.forking import Emit, fork_available, stream_forked, usable_cores
 from arklow_pulumi.simulation.policies import FAIR
+from arklow_pulumi.simulation.series import Series
 from arklow_pulumi.simulation.sharding import Shard, assign, shard
-from arklow_pulumi.simulation.stepping import COUNTS, UNITS, Carry, Sums, UnitRun
+from arklow_pulumi.simulation.stepping import Carry, UnitRun
 from arklow_pulumi.simulation.tracing import MAX_TICKS, Trace, changes, check_replay
 from arklow_pulumi.simulation.units import split
 

@@ -16,96 +16,33 @@ from __future__ import annotations
 
 from collections import deque
 from collections.abc import Callable, Hashable, Sequence
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass
 from itertools import repeat
-from operator import add, itemgetter, mul, sub
-from typing import TYPE_CHECKING
+from operator import add, mul, sub
+from typing import Protocol
 
-from arklow_pulumi.core.allocating import Allocation, LaneResults, pool_pressure
+from arklow_pulumi.core.allocating import lane_caps, pool_pressure, pool_sums
 from arklow_pulumi.core.autoscalers import DEFAULT_AUTOSCALERS
-from arklow_pulumi.core.deciding import Decision, Observed, Recommendation, TargetId, decide
+from arklow_pulumi.core.deciding import (
+    Decision,
+    Observed,
+    Recommendation,
+    TargetId,
+    decide,
+    pool_capacity,
+)
 from arklow_pulumi.core.policy import Move, guarding, history_horizon
+from arklow_pulumi.simulation.columns import COUNTS, TOTAL_COLUMNS, UNITS, Sums, lane_columns
 from arklow_pulumi.simulation.policies import CLOUD, PROPORTIONAL, SINGLE_TICK
-from arklow_pulumi.simulation.sharing import pool_sums, proportional_shares
+from arklow_pulumi.simulation.sharing import proportional_shares
 from arklow_pulumi.simulation.supplying import SimulatedGroup
 from arklow_pulumi.simulation.units import Unit, demand_lane
 
-if TYPE_CHECKING:
-    from arklow_pulumi.simulation.batching import Batch
 
-# Per-tick totals of a unit, in the columns of :mod:`.simulating`'s series: Σ e, Σ allocation,
-# Σ capacity, in-service replicas; then per resource of the unit (in its order of first pool):
-# in-service replicas, pools below their max, constrained pools; and, with ``detail`` (charts),
-# demand, served and capacity in pool units (Σ e × cost, Σ allocation × cost, Σ capacity).
-TOTALS = 4
-COUNTS = 3
-UNITS = 3
-_TOTAL_COLUMNS = list(range(TOTALS))  # the four's columns: every shard's first
+class Owner(Protocol):
+    """The batch a unit run is decided in (:class:`.batching.Batch`)."""
 
-
-@dataclass(slots=True)
-class Sums:
-    """A unit's figures summed over ticks (in ticks, turned into hours by the caller), kept as
-    two flat lists so that a flush is two operations: ``lanes`` holds each lane's ``e``, then
-    its allocation, then its admission; ``pools`` each pool's capacity, in-service replicas,
-    ticks at max and ticks constrained. Also each pool's highest in-service count, the scale
-    actions and, per (pool position, reason), the (tick, target) pairs decided for it."""
-
-    lanes: list[float]
-    pools: list[float]
-    peak: list[int]
-    actions: int = 0
-    reasons: dict[tuple[int, str], int] = field(default_factory=dict)
-
-    @classmethod
-    def zero(cls, lanes: int, pools: int) -> Sums:
-        return cls([0.0] * (3 * lanes), [0.0] * (4 * pools), [0] * pools)
-
-    def copy(self) -> Sums:
-        return replace(
-            self,
-            lanes=list(self.lanes),
-            pools=list(self.pools),
-            peak=list(self.peak),
-            reasons=dict(self.reasons),
-        )
-
-    def _lane_part(self, part: int) -> list[float]:
-        n = len(self.lanes) // 3
-        return self.lanes[part * n : (part + 1) * n]
-
-    def _pool_part(self, part: int) -> list[float]:
-        m = len(self.peak)
-        return self.pools[part * m : (part + 1) * m]
-
-    @property
-    def e(self) -> list[float]:
-        return self._lane_part(0)
-
-    @property
-    def alloc(self) -> list[float]:
-        return self._lane_part(1)
-
-    @property
-    def admit(self) -> list[float]:
-        return self._lane_part(2)
-
-    @property
-    def capacity(self) -> list[float]:
-        return self._pool_part(0)
-
-    @property
-    def replicas(self) -> list[float]:
-        return self._pool_part(1)
-
-    @property
-    def at_max(self) -> list[int]:
-        return [int(x) for x in self._pool_part(2)]
-
-    @property
-    def constrained(self) -> list[int]:
-        return [int(x) for x in self._pool_part(3)]
-
+    def demand_changed(self, run: UnitRun) -> None: ...
 
 @dataclass(slots=True)
 class Carry:
@@ -144,6 +81,15 @@ class UnitRun:
         self.pool_of_target = [unit.pool_names.index(pool) for pool, _t in unit.targets]
         self.slots = list(zip(self.pool_of_target, self.groups, strict=True))
         self.scaled = sorted(set(self.pool_of_target))  # pools with targets
+        # per pool: its static capacity, its targets' groups and units per replica
+        self.supply: list[tuple[float, list[SimulatedGroup], list[float]]] = [
+            (pools[name].capacity, [], []) for name in unit.pool_names
+        ]
+        for p, group, (_pool, target) in zip(
+            self.pool_of_target, self.groups, unit.targets, strict=True
+        ):
+            self.supply[p][1].append(group)
+            self.supply[p][2].append(target.units_per_replica)
         self.histories: list[deque[Recommendation]] = [deque() for _ in unit.targets]
         # the histories are kept in place, so one mapping serves every decision
         self.history: dict[TargetId, Sequence[Recommendation]] = dict(
@@ -156,9 +102,9 @@ class UnitRun:
         self.cloud = DEFAULT_AUTOSCALERS if unit.rule == CLOUD else None
         # each lane's demand, in ``unit.lane_keys`` order (0 until its first row)
         self.values = [0.0] * len(unit.lane_keys)
-        self.batch: Batch | None = None
-        # its lanes' figures out of a column of its batch's decision (:func:`picker`), or None
-        # when it is decided alone
+        self.batch: Owner | None = None
+        # its lanes' figures out of a column of its batch's decision (:func:`.columns.picker`),
+        # or None when it is decided alone
         self.pick: Callable[[Sequence[float]], Sequence[float]] | None = None
         self.scenarios: list[int] = []  # the scenarios (by position) that count this unit
         self.version = 0
@@ -172,7 +118,7 @@ class UnitRun:
         self.per_resource = COUNTS + (UNITS if detail else 0)
         # its totals' columns in its shard's series (:meth:`place`): the four, then its blocks
         self.cols: list[int] = []
-        self.e = [0.0] * n
+        self.e: Sequence[float] = [0.0] * n
         self.e_sum = 0.0
         self.e_version = -1  # the demand version ``e`` (and what follows from it) was computed for
         self.pool_demand: dict[str, float] = {}  # the proportional rule's scaling demand
@@ -200,7 +146,7 @@ class UnitRun:
 
     def place(self, columns: dict[str, int]) -> None:
         """Its totals' columns, given the first column of each resource in its shard's series."""
-        self.cols = list(_TOTAL_COLUMNS)
+        self.cols = list(TOTAL_COLUMNS)
         for name in self.resource_names:
             first = columns[name]
             self.cols += range(first, first + self.per_resource)
@@ -262,18 +208,20 @@ class UnitRun:
     def take(
         self,
         decision: Decision,
+        caps: Sequence[float],
         alloc: Sequence[float],
         admit: Sequence[float],
         pick: Callable[[Sequence[float]], Sequence[float]] | None,
     ) -> None:
         """This tick's figures and desired counts from a decision covering this unit, whose
-        lanes' allocation and admission are ``alloc`` and ``admit`` (as ``pick`` picks them out,
-        or all of them in order when the decision is this unit's alone)."""
-        unit = self._start()
+        lanes' ``e``, allocation and admission are ``caps``, ``alloc`` and ``admit`` (as ``pick``
+        picks them out, or all of them in order when the decision is this unit's alone)."""
         if pick is None:
-            self.alloc, self.admit = alloc, admit
+            self.e, self.alloc, self.admit = caps, alloc, admit
         else:
-            self.alloc, self.admit = pick(alloc), pick(admit)
+            self.e, self.alloc, self.admit = pick(caps), pick(alloc), pick(admit)
+        self.e_sum = sum(self.e)
+        unit = self._start()
         pools = decision.allocation.pools
         results = [pools[name] for name in unit.pool_names]
         self.capacity = [r.capacity for r in results]
@@ -290,14 +238,15 @@ class UnitRun:
         self.lane_now = [*self.e, *self.alloc, *self.admit]
         self.pool_now = [*self.capacity, *self.in_service, *self.at_max, *self.constrained]
 
-    def _start(self) -> Unit:
-        unit = self.unit
+    def _capped(self) -> None:
+        """Each lane's ``e`` where no filling gives it (the proportional rule)."""
         if self.e_version != self.version:  # e changes only with the demand
             self.e_version = self.version
-            # min(demand, limit), as min() picks: the demand unless the limit is smaller
-            pairs = zip(self.values, unit.limits, strict=True)
-            self.e = e = [limit if limit < d else d for d, limit in pairs]
-            self.e_sum = sum(e)
+            self.e = lane_caps(self.values, self.unit.limits)
+            self.e_sum = sum(self.e)
+
+    def _start(self) -> Unit:
+        unit = self.unit
         if self.groups:
             m = len(unit.pool_names)
             in_service = [0] * m
@@ -337,11 +286,12 @@ class UnitRun:
         """free-for-all: capacity in proportion to demand (admission is the share: the rule has
         no second filling); scaling by ``decide`` on one lane per pool carrying the pool's
         demand."""
+        self._capped()
         unit = self._start()
-        pools = unit.topology.pools
-        capacity = [pools[name].capacity for name in unit.pool_names]
-        for j, (_pool, target) in enumerate(unit.targets):
-            capacity[self.pool_of_target[j]] += self.groups[j].in_service * target.units_per_replica
+        capacity = [
+            pool_capacity(static, [g.in_service for g in groups], units)
+            for static, groups, units in self.supply
+        ]
         same = capacity == self.capacity and self.e_version == self.pool_demand_version
         self.capacity = capacity
         if not same:  # the shares follow e and the capacity only
@@ -464,7 +414,7 @@ class UnitRun:
         diffs = [new[0] - old[0], new[1] - old[1], new[2] - old[2], new[3] - old[3]]
         block = self._block()
         if block == self.block:
-            return _TOTAL_COLUMNS, diffs
+            return TOTAL_COLUMNS, diffs
         diffs += map(sub, block, self.block)
         self.block = block
         return self.cols, diffs
@@ -513,22 +463,3 @@ class UnitRun:
         counts = s.reasons
         for key in zip(self.pool_of_target, self.reasons, strict=True):
             counts[key] = counts.get(key, 0) + n
-
-
-def picker(positions: Sequence[int]) -> Callable[[Sequence[float]], Sequence[float]]:
-    """What picks the values at ``positions`` out of a column, in C."""
-    if not positions:
-        return lambda column: ()
-    if len(positions) == 1:
-        at = positions[0]
-        return lambda column: (column[at],)
-    return itemgetter(*positions)
-
-
-def lane_columns(allocation: Allocation) -> tuple[Sequence[float], Sequence[float]]:
-    """Every lane's allocation and admission, in the decision's lane order."""
-    lanes = allocation.lanes
-    if not isinstance(lanes, LaneResults):  # ``decide`` always makes LaneResults
-        raise TypeError("the simulator reads decisions made by decide()")
-    _keys, _demand, alloc, _held, admit = lanes.columns()
-    return alloc, admit
