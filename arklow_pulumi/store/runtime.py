@@ -64,6 +64,11 @@ _DB_NOW = {
 class LeaseLost(StoreError):
     """The lease this process wrote under is no longer its own: nothing was written."""
 
+    @classmethod
+    def taken_over(cls, lease: Lease, then: str = "") -> LeaseLost:
+        """Said one way wherever a take-over is found: the store's fenced writes, the electors."""
+        return cls(f"controller lease epoch {lease.epoch} was taken over{then}")
+
 
 @dataclass(frozen=True, slots=True)
 class Lease:
@@ -202,7 +207,7 @@ def _renew(conn: Connection, lease: Lease) -> None:
         .values(renewed_at=_db_now_expr(conn))
     )
     if done.rowcount != 1:
-        raise LeaseLost(f"controller lease epoch {lease.epoch} was taken over; nothing written")
+        raise LeaseLost.taken_over(lease, "; nothing written")
 
 
 def _check(conn: Connection, lease: Lease) -> None:
@@ -210,7 +215,7 @@ def _check(conn: Connection, lease: Lease) -> None:
     if conn.dialect.name == "postgresql":
         query = query.with_for_update(read=True)  # no take-over until this write commits
     if conn.execute(query).first() is None:
-        raise LeaseLost(f"controller lease epoch {lease.epoch} was taken over; nothing written")
+        raise LeaseLost.taken_over(lease, "; nothing written")
 
 
 @contextmanager

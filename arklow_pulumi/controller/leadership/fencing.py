@@ -1,7 +1,7 @@
 """The controller's side of fencing: every resize is made under the lease, checked right before
 the call and carried by it.
 
-Fencing takes four modules in all (the README's job table names them):
+Fencing, part by part (the README's job table names every module):
 
 - the store (:mod:`arklow_pulumi.store.runtime`) keeps the lease row; its epoch only grows, a
   compare-and-set renewal (:func:`~arklow_pulumi.store.runtime.renew_lease`) and every tick's
@@ -10,10 +10,14 @@ Fencing takes four modules in all (the README's job table names them):
 - this module: :func:`fence_for` is the check made right before each resize of a tick's act
   step (still leading by the elector's renew deadline, then by the epoch in the database,
   then the deadline once more), and :class:`Fence` wraps the call in it;
-- the supply (:mod:`arklow_pulumi.supply.fencing`) carries the epoch and the tick with the call
-  (GCP's ``requestId``, AWS's User-Agent), so a cloud's request log shows who sent it;
+- the supply runs each write inside the fence (the guard of
+  :func:`~arklow_pulumi.supply.reconciling.reconcile_pass`) and carries the epoch and the tick
+  with the call (:mod:`arklow_pulumi.supply.fencing`: GCP's ``requestId``, AWS's User-Agent), so
+  a cloud's request log shows who sent it;
 - the electors (:mod:`.electing`, :mod:`.leasing`) give the renew deadline and the window one
-  renewal may fence (``fence_window_s``).
+  renewal may fence (``fence_window_s``); the loop (:mod:`.looping`) stops the tick at once when
+  the lease is lost, and the tick (:mod:`..tick.ticking`, its act step :mod:`..tick.acting`)
+  resizes and writes only under the lease it holds (:func:`held`).
 """
 
 from __future__ import annotations

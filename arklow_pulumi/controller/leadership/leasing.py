@@ -76,7 +76,7 @@ class SoleElector:
             callbacks.stopped(self.lease)
             self.release()
         if lost:
-            raise LeaseLost(f"controller lease epoch {self.lease.epoch} was taken over")
+            raise LeaseLost.taken_over(self.lease)
 
     @property
     def holder(self) -> str:
