@@ -31,11 +31,11 @@ def topology() -> None:
 def show(store_url: str | None, fmt: str) -> None:
     """Print destinations (resources, pools, lanes) and pools (members, capacity, targets)."""
     from arklow_pulumi.store import open_store, resolve_store_url
-    from arklow_pulumi.store.service import load_topology
+    from arklow_pulumi.store.service import stored_topology
 
     url = resolve_store_url(store_url)
     _check_default_store(store_url)
-    document = topology_document(load_topology(open_store(url, read_only=True)))
+    document = topology_document(stored_topology(open_store(url, read_only=True)))
     if fmt == "json":
         click.echo(json.dumps(document, indent=2))
     else:
