@@ -101,9 +101,8 @@ def _project_of(deployment: dict[str, Any]) -> str | None:
 
 
 def _project_from_pulumi_yaml() -> str | None:
-    from arklow_pulumi.store_location import find_project_dir
-
     from arklow_pulumi.reading.files import read_document
+    from arklow_pulumi.store_location import find_project_dir
 
     try:
         project = read_document(find_project_dir() / "Pulumi.yaml", "project")

@@ -39,5 +39,5 @@ def test_the_dev_stack_copy_refuses_a_key_given_twice(tmp_path: Path) -> None:
     engine.chmod(0o755)
     (repo / "Pulumi.yaml").write_text(TWICE, encoding="utf-8")
     stack = DevStack(repo, tmp_path / "work", {})
-    with pytest.raises(InvalidInput, match="project file .*duplicate key 'name'"):
+    with pytest.raises(InvalidInput, match=r"project file .*duplicate key 'name'"):
         stack.prepare()
