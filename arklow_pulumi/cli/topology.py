@@ -7,6 +7,7 @@ from typing import Any
 
 import click
 
+from arklow_pulumi.cli.options import store_option
 from arklow_pulumi.cli.rendering import number
 from arklow_pulumi.core.topology import Lane, ScaleTarget, Topology
 from arklow_pulumi.text_tables import table
@@ -19,12 +20,7 @@ def topology() -> None:
 
 
 @topology.command()
-@click.option(
-    "--store",
-    "store_url",
-    default=None,
-    help="Store URL (default: $ARKLOW_STORE, else .arklow/arklow.db beside Pulumi.yaml).",
-)
+@store_option
 @click.option(
     "--format", "fmt", type=click.Choice(["json", "table"]), default="table", show_default=True
 )
