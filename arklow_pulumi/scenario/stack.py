@@ -99,7 +99,7 @@ class DevStack:
         found = read_document(path, "project")
         if not isinstance(found, Mapping):
             raise InvalidInput.one(f"project file {str(path)!r}", "(document)", "is not a mapping")
-        project = dict(found)
+        project = json.loads(json.dumps(found))  # plain str for a YAML 1.1 scalar kept as text
         project["runtime"] = {"name": "python", "options": {"virtualenv": sys.prefix}}
         (self.project / "Pulumi.yaml").write_text(yaml.safe_dump(project, sort_keys=False))
         shutil.copy(self.repo / "__main__.py", self.project / "__main__.py")

@@ -41,3 +41,19 @@ def test_the_dev_stack_copy_refuses_a_key_given_twice(tmp_path: Path) -> None:
     stack = DevStack(repo, tmp_path / "work", {})
     with pytest.raises(InvalidInput, match=r"project file .*duplicate key 'name'"):
         stack.prepare()
+
+
+def test_the_dev_stack_copy_keeps_yaml_1_1_scalars_as_text(tmp_path: Path) -> None:
+    """``on`` is a boolean to YAML 1.1 but text to the reader (and to Pulumi's YAML 1.2): the
+    copy's Pulumi.yaml holds it as text."""
+    repo = tmp_path / "repo"
+    engine = repo / ".tools" / "bin" / "pulumi"
+    engine.parent.mkdir(parents=True)
+    engine.write_text("#!/bin/sh\nexit 1\n", encoding="utf-8")
+    engine.chmod(0o755)
+    (repo / "Pulumi.yaml").write_text("name: on\nruntime: python\n", encoding="utf-8")
+    stack = DevStack(repo, tmp_path / "work", {})
+    with pytest.raises(FileNotFoundError):  # __main__.py is not in this repository
+        stack.prepare()
+    copied = (stack.project / "Pulumi.yaml").read_text(encoding="utf-8")
+    assert copied.startswith("name: 'on'\nruntime:\n")
