@@ -168,6 +168,20 @@ AGAINST_CASES = [
 ]
 
 
+def machine(load_before: tuple[float, ...], load_after: tuple[float, ...]) -> str:
+    return (
+        f"Machine: {os.cpu_count()} cores; Python {sys.version.split()[0]}; load average "
+        f"{load_before[0]:.1f} before, {load_after[0]:.1f} after"
+    )
+
+
+def publish(name: str, lines: list[str]) -> None:
+    """The section printed and written to ``bench/<name>``."""
+    text = "\n".join(lines)
+    print(text)
+    (ROOT / "bench" / name).write_text(text + "\n", encoding="utf-8")
+
+
 def _tree_run(tree: Path, argv: list[str], output: Path) -> Run:
     env = {**os.environ, "PYTHONPATH": str(tree)}
     with output.open("wb") as out:
@@ -211,8 +225,7 @@ def against(other: Path, runs: int) -> None:
     lines = [
         f"## `arklow allocate` against `{other}`",
         "",
-        f"Machine: {os.cpu_count()} cores; Python {sys.version.split()[0]}; load average "
-        f"{load_before[0]:.1f} before, {load_after[0]:.1f} after. Each figure: the command as a "
+        f"{machine(load_before, load_after)}. Each figure: the command as a "
         "child process (`python -P -m arklow_pulumi.cli`, PYTHONPATH set to each tree), median "
         f"CPU (user + system) and largest peak resident memory of {runs} runs after one warm-up, "
         "the two trees interleaved run by run; the output of the last run of each compared byte "
@@ -225,9 +238,7 @@ def against(other: Path, runs: int) -> None:
         *rows,
         "",
     ]
-    text = "\n".join(lines)
-    print(text)
-    (ROOT / "bench" / "RESULTS-allocate-cli-against.md").write_text(text + "\n", encoding="utf-8")
+    publish("RESULTS-allocate-cli-against.md", lines)
 
 
 def main() -> None:
@@ -271,8 +282,7 @@ def main() -> None:
     lines = [
         "## `arklow allocate` end to end (issue 19: one reader per format)",
         "",
-        f"Machine: {os.cpu_count()} cores; Python {sys.version.split()[0]}; load average "
-        f"{load_before[0]:.1f} before, {load_after[0]:.1f} after (a load above the core count "
+        f"{machine(load_before, load_after)} (a load above the core count "
         "stretches wall time: CPU time is the steadier figure then). Each figure: the real "
         f"command as a child process, median of {runs} runs after one warm-up; wall from start "
         "to exit, CPU = user + system of the child, peak = its largest resident set.",
@@ -286,9 +296,7 @@ def main() -> None:
         *rows,
         "",
     ]
-    text = "\n".join(lines)
-    print(text)
-    (ROOT / "bench" / "RESULTS-allocate-cli.md").write_text(text + "\n", encoding="utf-8")
+    publish("RESULTS-allocate-cli.md", lines)
 
 
 if __name__ == "__main__":
