@@ -11,6 +11,12 @@ same way, interleaved with the command so that drift in the machine's speed hits
 interpreter that imports what ``arklow allocate`` imports (the import time, reported on its own
 line), and a bare interpreter that only ``json.load``s the same topology and demand (the floor:
 no program that reads the document can be faster).
+
+``--against DIR`` compares instead with another checkout of the package (``DIR``, e.g. a git
+worktree of an earlier revision with its compiled parts built in place): the same command of both,
+as ``python -P -m arklow_pulumi.cli`` of this interpreter with ``PYTHONPATH`` set to each tree,
+interleaved, on the same inputs (one lane; 10,000 lanes / 1,000 pools; 100,000 lanes / 10,000
+pools), their outputs compared byte for byte; written to ``bench/RESULTS-allocate-cli-against.md``.
 """
 
 from __future__ import annotations
@@ -24,6 +30,7 @@ import tempfile
 import time
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
 import yaml
 
@@ -47,10 +54,10 @@ class Run:
     status: int
 
 
-def run_once(argv: list[str]) -> Run:
+def run_once(argv: list[str], env: dict[str, str] | None = None, out: int | None = None) -> Run:
     with tempfile.TemporaryFile() as err:
         start = time.perf_counter()
-        proc = subprocess.Popen(argv, stdout=subprocess.DEVNULL, stderr=err)
+        proc = subprocess.Popen(argv, stdout=out or subprocess.DEVNULL, stderr=err, env=env)
         _, status, usage = os.wait4(proc.pid, 0)
         wall = time.perf_counter() - start
         proc.returncode = os.waitstatus_to_exitcode(status)
@@ -104,6 +111,10 @@ def case_paths(tmp: Path, name: str) -> dict[str, Path]:
 
 def write_case(k: int, tmp: Path) -> None:
     doc, demand = CASES[k][2]()
+    write_documents(doc, demand, tmp, k)
+
+
+def write_documents(doc: dict[str, Any], demand: dict[str, float], tmp: Path, k: int) -> None:
     paths = case_paths(tmp, f"case{k}")
     paths["yaml"].write_text(yaml.safe_dump(doc, sort_keys=False), encoding="utf-8")
     paths["demand_yaml"].write_text(yaml.safe_dump({"lanes": demand}), encoding="utf-8")
@@ -150,7 +161,96 @@ def bench_case(
     return rows
 
 
+AGAINST_CASES = [
+    ("one lane", 1, 10, ("yaml", "json")),  # (label, lanes, pools, forms)
+    ("10,000 lanes / 1,000 pools", 10_000, 1_000, ("json",)),
+    ("100,000 lanes / 10,000 pools", 100_000, 10_000, ("json",)),
+]
+
+
+def machine(load_before: tuple[float, ...], load_after: tuple[float, ...]) -> str:
+    return (
+        f"Machine: {os.cpu_count()} cores; Python {sys.version.split()[0]}; load average "
+        f"{load_before[0]:.1f} before, {load_after[0]:.1f} after"
+    )
+
+
+def publish(name: str, lines: list[str]) -> None:
+    """The section printed and written to ``bench/<name>``."""
+    text = "\n".join(lines)
+    print(text)
+    (ROOT / "bench" / name).write_text(text + "\n", encoding="utf-8")
+
+
+def _tree_run(tree: Path, argv: list[str], output: Path) -> Run:
+    env = {**os.environ, "PYTHONPATH": str(tree)}
+    with output.open("wb") as out:
+        return run_once([sys.executable, "-P", "-m", "arklow_pulumi.cli", *argv], env, out.fileno())
+
+
+def against(other: Path, runs: int) -> None:
+    """This tree's ``arklow allocate`` and ``other``'s, interleaved, on the same inputs."""
+    trees = {"this": ROOT, "other": other.resolve()}
+    for tree in trees.values():
+        subprocess.run([sys.executable, "-m", "compileall", "-q", str(tree / "arklow_pulumi")])
+    rows = []
+    load_before = os.getloadavg()
+    with tempfile.TemporaryDirectory(prefix="arklow-bench-") as tmp_dir:
+        tmp = Path(tmp_dir)
+        for k, (label, _, _, forms) in enumerate(AGAINST_CASES):
+            # written by a child process, as in main()
+            writer = [sys.executable, __file__, "--write-against", str(k), tmp_dir]
+            subprocess.run(writer, check=True)
+            paths = case_paths(tmp, f"case{k}")
+            for form in forms:
+                argv = ["allocate", "--topology", str(paths[form])]
+                argv += ["--demand", str(paths[f"demand_{form}"]), "--format", "json"]
+                got: dict[str, list[Run]] = {name: [] for name in trees}
+                outputs = {name: tmp / f"out-{name}" for name in trees}
+                for round_ in range(runs + 1):  # round 0 warms up
+                    for name, tree in trees.items():
+                        result = _tree_run(tree, argv, outputs[name])
+                        if round_:
+                            got[name].append(result)
+                same = outputs["this"].read_bytes() == outputs["other"].read_bytes()
+                this_cpu, other_cpu = median(got["this"], "cpu_s"), median(got["other"], "cpu_s")
+                this_mb = max(r.peak_mb for r in got["this"])
+                other_mb = max(r.peak_mb for r in got["other"])
+                rows.append(
+                    f"| {label} ({form.upper()}) | {this_cpu:.3f} s | {other_cpu:.3f} s "
+                    f"| **{this_cpu / other_cpu:.2f}×** | {this_mb:.0f} MB | {other_mb:.0f} MB "
+                    f"| **{this_mb / other_mb:.2f}×** | {'yes' if same else 'NO'} |"
+                )
+    load_after = os.getloadavg()
+    lines = [
+        f"## `arklow allocate` against `{other}`",
+        "",
+        f"{machine(load_before, load_after)}. Each figure: the command as a "
+        "child process (`python -P -m arklow_pulumi.cli`, PYTHONPATH set to each tree), median "
+        f"CPU (user + system) and largest peak resident memory of {runs} runs after one warm-up, "
+        "the two trees interleaved run by run; the output of the last run of each compared byte "
+        "for byte. A child's peak is never below this benchmark's own resident set when it forks "
+        "(about 32 MB): the one-lane peaks are that floor.",
+        "",
+        "| case | CPU, this tree | CPU, other | ratio | peak, this tree | peak, other | ratio "
+        "| same output |",
+        "|---|---|---|---|---|---|---|---|",
+        *rows,
+        "",
+    ]
+    publish("RESULTS-allocate-cli-against.md", lines)
+
+
 def main() -> None:
+    if "--against" in sys.argv:
+        runs = int(sys.argv[sys.argv.index("--runs") + 1]) if "--runs" in sys.argv else 5
+        against(Path(sys.argv[sys.argv.index("--against") + 1]), runs)
+        return
+    if "--write-against" in sys.argv:
+        at = sys.argv.index("--write-against")
+        _, lanes, pools, _ = AGAINST_CASES[int(sys.argv[at + 1])]
+        write_documents(*document(lanes, pools), Path(sys.argv[at + 2]), int(sys.argv[at + 1]))
+        return
     if "--write-case" in sys.argv:
         at = sys.argv.index("--write-case")
         write_case(int(sys.argv[at + 1]), Path(sys.argv[at + 2]))
@@ -182,8 +282,7 @@ def main() -> None:
     lines = [
         "## `arklow allocate` end to end (issue 19: one reader per format)",
         "",
-        f"Machine: {os.cpu_count()} cores; Python {sys.version.split()[0]}; load average "
-        f"{load_before[0]:.1f} before, {load_after[0]:.1f} after (a load above the core count "
+        f"{machine(load_before, load_after)} (a load above the core count "
         "stretches wall time: CPU time is the steadier figure then). Each figure: the real "
         f"command as a child process, median of {runs} runs after one warm-up; wall from start "
         "to exit, CPU = user + system of the child, peak = its largest resident set.",
@@ -197,9 +296,7 @@ def main() -> None:
         *rows,
         "",
     ]
-    text = "\n".join(lines)
-    print(text)
-    (ROOT / "bench" / "RESULTS-allocate-cli.md").write_text(text + "\n", encoding="utf-8")
+    publish("RESULTS-allocate-cli.md", lines)
 
 
 if __name__ == "__main__":

@@ -10,16 +10,71 @@ from __future__ import annotations
 
 import json
 import sys
+from collections.abc import Callable
 from pathlib import Path
-from typing import Any
+from typing import Any, TypeVar
 
 import click
 
-_STORE_HELP = "Store URL (default: $ARKLOW_STORE, else .arklow/arklow.db beside Pulumi.yaml)."
+from arklow_pulumi.cli.options import store_option
+
+_Command = TypeVar("_Command", bound=Callable[..., Any])
+_TENTH = click.FloatRange(min=0.1)  # seconds: a tenth at the least
+
+# --lease-seconds ... --max-connections of `controller run`: (flag, type, default, help)
+_LEASE_AND_CONNECTIONS: tuple[tuple[str, Any, float, str], ...] = (
+    (
+        "--lease-seconds",
+        _TENTH,
+        15.0,
+        "PostgreSQL replicas: how long a lease lasts without renewal (database clock).",
+    ),
+    (
+        "--renew-deadline",
+        _TENTH,
+        10.0,
+        "PostgreSQL replicas: a leader that cannot renew within this stops acting.",
+    ),
+    (
+        "--retry-period",
+        click.FloatRange(min=0.05),
+        2.0,
+        "PostgreSQL replicas: seconds between lease attempts and renewals.",
+    ),
+    (
+        "--header-timeout",
+        float,
+        10.0,
+        "Seconds (0.1 to 3600) a request's headers may take to arrive, from the connection or "
+        "the request's first byte; then 408 and the connection is closed.",
+    ),
+    (
+        "--body-timeout",
+        float,
+        30.0,
+        "Seconds (0.1 to 3600) a request's whole body may take after its headers; then 408 "
+        "and the connection is closed.",
+    ),
+    (
+        "--max-connections",
+        int,
+        512,
+        "Open API connections at most (1 to 100000); one more is answered 503 and closed. "
+        "Keep it below the descriptor limit (ulimit -n).",
+    ),
+)
 
 
-def _store_option(command: Any) -> Any:
-    return click.option("--store", "store_url", default=None, help=_STORE_HELP)(command)
+def _valued(flag: str, kind: Any, default: float, text: str) -> Callable[[_Command], _Command]:
+    """An option of one value of ``kind``, its default shown in the help."""
+    return click.option(flag, type=kind, default=default, show_default=True, help=text)
+
+
+def _lease_and_connection_options(command: _Command) -> _Command:
+    """The options of :data:`_LEASE_AND_CONNECTIONS`, in that order."""
+    for row in reversed(_LEASE_AND_CONNECTIONS):
+        command = _valued(*row)(command)
+    return command
 
 
 @click.group()
@@ -28,15 +83,9 @@ def controller() -> None:
 
 
 @controller.command()
-@_store_option
+@store_option
 @click.option("--listen", default="127.0.0.1:8470", show_default=True, help="HOST:PORT.")
-@click.option(
-    "--interval",
-    type=click.FloatRange(min=0.1),
-    default=10.0,
-    show_default=True,
-    help="Seconds between ticks.",
-)
+@_valued("--interval", _TENTH, 10.0, "Seconds between ticks.")
 @click.option(
     "--tokens",
     "tokens_file",
@@ -52,51 +101,7 @@ def controller() -> None:
     help="A Host name the API answers besides the listen address (repeatable); others get 421. "
     "On loopback, localhost, 127.0.0.1 and ::1 are always answered.",
 )
-@click.option(
-    "--lease-seconds",
-    type=click.FloatRange(min=0.1),
-    default=15.0,
-    show_default=True,
-    help="PostgreSQL replicas: how long a lease lasts without renewal (database clock).",
-)
-@click.option(
-    "--renew-deadline",
-    type=click.FloatRange(min=0.1),
-    default=10.0,
-    show_default=True,
-    help="PostgreSQL replicas: a leader that cannot renew within this stops acting.",
-)
-@click.option(
-    "--retry-period",
-    type=click.FloatRange(min=0.05),
-    default=2.0,
-    show_default=True,
-    help="PostgreSQL replicas: seconds between lease attempts and renewals.",
-)
-@click.option(
-    "--header-timeout",
-    type=float,
-    default=10.0,
-    show_default=True,
-    help="Seconds (0.1 to 3600) a request's headers may take to arrive, from the connection or "
-    "the request's first byte; then 408 and the connection is closed.",
-)
-@click.option(
-    "--body-timeout",
-    type=float,
-    default=30.0,
-    show_default=True,
-    help="Seconds (0.1 to 3600) a request's whole body may take after its headers; then 408 "
-    "and the connection is closed.",
-)
-@click.option(
-    "--max-connections",
-    type=int,
-    default=512,
-    show_default=True,
-    help="Open API connections at most (1 to 100000); one more is answered 503 and closed. "
-    "Keep it below the descriptor limit (ulimit -n).",
-)
+@_lease_and_connection_options
 def run(
     store_url: str | None,
     listen: str,
@@ -136,7 +141,7 @@ def run(
 
 
 @controller.command()
-@_store_option
+@store_option
 @click.option(
     "--format", "fmt", type=click.Choice(["json", "table"]), default="table", show_default=True
 )
@@ -150,7 +155,7 @@ def plan(store_url: str | None, fmt: str) -> None:
 
 
 @controller.command(name="export-trace")
-@_store_option
+@store_option
 @click.option(
     "--since",
     default="7d",

@@ -20,6 +20,7 @@ from __future__ import annotations
 import json
 import shutil
 import subprocess
+from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
@@ -100,15 +101,14 @@ def _project_of(deployment: dict[str, Any]) -> str | None:
 
 
 def _project_from_pulumi_yaml() -> str | None:
+    from arklow_pulumi.reading.files import read_document
     from arklow_pulumi.store_location import find_project_dir
 
-    path = find_project_dir() / "Pulumi.yaml"
     try:
-        import yaml
-
-        name = yaml.safe_load(path.read_text()).get("name")
-    except (OSError, AttributeError, ValueError):
+        project = read_document(find_project_dir() / "Pulumi.yaml", "project")
+    except InvalidInput:
         return None
+    name = project.get("name") if isinstance(project, Mapping) else None
     return name if isinstance(name, str) else None
 
 

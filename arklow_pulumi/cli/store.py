@@ -12,6 +12,8 @@ import json
 
 import click
 
+from arklow_pulumi.cli.options import store_option
+
 
 @click.group()
 def store() -> None:
@@ -19,12 +21,7 @@ def store() -> None:
 
 
 @store.command()
-@click.option(
-    "--store",
-    "store_url",
-    default=None,
-    help="Store URL (default: $ARKLOW_STORE, else .arklow/arklow.db beside Pulumi.yaml).",
-)
+@store_option
 def upgrade(store_url: str | None) -> None:
     """Create the store if it is missing and migrate it to the newest schema."""
     from arklow_pulumi.store import engine

@@ -7,6 +7,7 @@ from typing import Any
 
 import click
 
+from arklow_pulumi.cli.options import store_option
 from arklow_pulumi.cli.rendering import number
 from arklow_pulumi.core.topology import Lane, ScaleTarget, Topology
 from arklow_pulumi.text_tables import table
@@ -19,23 +20,18 @@ def topology() -> None:
 
 
 @topology.command()
-@click.option(
-    "--store",
-    "store_url",
-    default=None,
-    help="Store URL (default: $ARKLOW_STORE, else .arklow/arklow.db beside Pulumi.yaml).",
-)
+@store_option
 @click.option(
     "--format", "fmt", type=click.Choice(["json", "table"]), default="table", show_default=True
 )
 def show(store_url: str | None, fmt: str) -> None:
     """Print destinations (resources, pools, lanes) and pools (members, capacity, targets)."""
     from arklow_pulumi.store import open_store, resolve_store_url
-    from arklow_pulumi.store.service import load_topology
+    from arklow_pulumi.store.service import stored_topology
 
     url = resolve_store_url(store_url)
     _check_default_store(store_url)
-    document = topology_document(load_topology(open_store(url, read_only=True)))
+    document = topology_document(stored_topology(open_store(url, read_only=True)))
     if fmt == "json":
         click.echo(json.dumps(document, indent=2))
     else:

@@ -51,7 +51,7 @@ def settled_topology(
         from arklow_pulumi.store.ownership import owned_rows
 
         store = open_store(url, read_only=True) if read_only else _open(url)
-    topo = service.load_topology(store)
+    topo = service.stored_topology(store)
     declared = set(declared_urns)
     for row in owned_rows(store, stack):
         urn = row.identity.owner_urn

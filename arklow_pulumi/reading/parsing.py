@@ -14,7 +14,6 @@ from pydantic import BaseModel, ValidationError
 
 from arklow_pulumi.core.errors import InvalidInput, Problem
 from arklow_pulumi.reading.spec import DemandSpec, TopologySpec
-from arklow_pulumi.reading.yaml_values import Yaml11Scalar
 
 _LABELS = {
     "destinations": "destination",
@@ -96,6 +95,8 @@ def _name_of(element: Any, index: int) -> str:
 
 
 def _message(err: Mapping[str, Any]) -> str:
+    from arklow_pulumi.reading.yaml_values import Yaml11Scalar  # PyYAML: only when a problem
+
     msg = str(err["msg"])
     if err.get("type") == "missing":
         return "is required"

@@ -16,11 +16,10 @@ import gc
 import json
 from collections.abc import Iterator
 from contextlib import contextmanager
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-import yaml
-
-from arklow_pulumi.reading.yaml_values import MAX_INT_DIGITS, load_yaml
+if TYPE_CHECKING:
+    import yaml
 
 __all__ = ["MalformedDocument", "no_cyclic_gc", "parse_document", "parse_json"]
 
@@ -67,6 +66,8 @@ def parse_json(text: str | bytes) -> object:
     except (json.JSONDecodeError, DuplicateKey):
         raise
     except ValueError:  # Python's own words name sys.set_int_max_str_digits(): not ours to give
+        from arklow_pulumi.reading.yaml_values import MAX_INT_DIGITS
+
         raise ValueError(f"an integer of more than {MAX_INT_DIGITS:,} digits") from None
 
 
@@ -89,6 +90,11 @@ def parse_document(text: str) -> object:
 
 
 def _yaml(text: str) -> object:
+    # PyYAML is imported by the first YAML document only: a JSON one never needs it
+    import yaml
+
+    from arklow_pulumi.reading.yaml_values import load_yaml
+
     try:
         return load_yaml(text)  # the safe loader's values: no arbitrary objects
     except yaml.YAMLError as exc:

@@ -31,8 +31,9 @@ from typing import Any
 
 import yaml
 
-from arklow_pulumi.core.errors import ArklowError
+from arklow_pulumi.core.errors import ArklowError, InvalidInput
 from arklow_pulumi.devservers.clouds import committed_settings
+from arklow_pulumi.reading.files import read_document
 
 PULUMI_TIMEOUT_S = 900.0
 
@@ -94,7 +95,11 @@ class DevStack:
         (self.work / "state").mkdir(parents=True)
         (self.work / "pulumi-home").mkdir()
         (self.project / "stacks").mkdir(parents=True)
-        project = yaml.safe_load((self.repo / "Pulumi.yaml").read_text())
+        path = self.repo / "Pulumi.yaml"
+        found = read_document(path, "project")
+        if not isinstance(found, Mapping):
+            raise InvalidInput.one(f"project file {str(path)!r}", "(document)", "is not a mapping")
+        project = json.loads(json.dumps(found))  # plain str for a YAML 1.1 scalar kept as text
         project["runtime"] = {"name": "python", "options": {"virtualenv": sys.prefix}}
         (self.project / "Pulumi.yaml").write_text(yaml.safe_dump(project, sort_keys=False))
         shutil.copy(self.repo / "__main__.py", self.project / "__main__.py")

@@ -84,9 +84,9 @@ def stack_store_url(project_dir: Path, stack: str, explicit: str | None) -> str:
 
 def store_topology(url: str) -> Topology:
     from arklow_pulumi.store.engine import open_store
-    from arklow_pulumi.store.service import load_topology
+    from arklow_pulumi.store.service import stored_topology
 
-    return load_topology(open_store(url, create=False, read_only=True))
+    return stored_topology(open_store(url, create=False, read_only=True))
 
 
 def history_trace(

@@ -112,7 +112,7 @@ def _stamper(claim: Claim | None, table: object, *where: object) -> Stamp | None
 # -- whole topology --------------------------------------------------------------------------
 
 
-def load_topology(store: Store) -> Topology:
+def stored_topology(store: Store) -> Topology:
     return _read(store, None)
 
 

@@ -88,7 +88,7 @@ def test_two_stacks_up_concurrently_against_one_postgres_store(
         configure(east, postgres_url, east_topo)
         configure(west, postgres_url, west_topo)
         both(east, west, lambda s: s.up())
-        topo = svc.load_topology(store)
+        topo = svc.stored_topology(store)
         assert violations(topo) == []
         expected = {d["name"] for d in east_topo["destinations"] + west_topo["destinations"]}
         assert set(topo.destinations) == expected
@@ -97,5 +97,5 @@ def test_two_stacks_up_concurrently_against_one_postgres_store(
                 assert topo.members(pool["name"]) == tuple(sorted(pool["members"]))
 
     both(east, west, lambda s: s.destroy())
-    topo = svc.load_topology(store)
+    topo = svc.stored_topology(store)
     assert dict(topo.destinations) == {} and dict(topo.pools) == {}

@@ -53,7 +53,7 @@ def target_in_new_pool(topology: dict[str, Any], max_replicas: int) -> dict[str,
 
 def stored(stack: Stack) -> Any:
     try:
-        return svc.load_topology(open_store(stack.store_url))
+        return svc.stored_topology(open_store(stack.store_url))
     finally:
         close_stores()
 
@@ -196,7 +196,7 @@ def test_a_connection_cut_after_commit_converges(
         assert count() == DEV_RESOURCES
         stack.destroy()
         assert count() == 0
-        topo = svc.load_topology(open_store(direct))
+        topo = svc.stored_topology(open_store(direct))
         assert dict(topo.destinations) == {} and dict(topo.pools) == {}
     finally:
         close_stores()
@@ -207,7 +207,7 @@ def _shown(url: str) -> dict[str, Any]:
     from arklow_pulumi.cli.topology import topology_document
 
     try:
-        return topology_document(svc.load_topology(open_store(url)))
+        return topology_document(svc.stored_topology(open_store(url)))
     finally:
         close_stores()
 
@@ -233,7 +233,7 @@ def test_a_rotated_password_and_a_removed_pool_in_one_update(
     stack.set_config({"arklow:store": new_url, "arklow:topology": smaller})
     result = stack.up()
     assert result["result"] == "succeeded"
-    topo = svc.load_topology(open_store(new_url))
+    topo = svc.stored_topology(open_store(new_url))
     close_stores()
     assert "llm-quota" not in topo.pools
     assert dict(topo.pools_of("summarize")) == {
@@ -241,6 +241,6 @@ def test_a_rotated_password_and_a_removed_pool_in_one_update(
         "llm-quota": "summarize/llm-quota",
     }
     stack.destroy()
-    topo = svc.load_topology(open_store(new_url))
+    topo = svc.stored_topology(open_store(new_url))
     close_stores()
     assert dict(topo.destinations) == {} and dict(topo.pools) == {}

@@ -58,4 +58,4 @@ def test_policy_is_stored_updated_and_read_back(props: Any, store_url: str) -> N
     cleared = checked(props, None).inputs
     updated = provider.update(created.id, updated.outs, cleared)
     assert updated.outs["scale_policy"] is None
-    assert svc.load_topology(store).pools["gpu"].scale_policy == DEFAULT_POLICY
+    assert svc.stored_topology(store).pools["gpu"].scale_policy == DEFAULT_POLICY

@@ -54,7 +54,7 @@ def _race(url: str) -> list[tuple[int, int, list[str]]]:
 def _check(url: str, outcome: list[tuple[int, int, list[str]]]) -> None:
     assert [u for _, _, unexpected in outcome for u in unexpected] == []
     assert sum(done for done, _, _ in outcome) > WRITERS * OPERATIONS // 3  # real work happened
-    topo = svc.load_topology(open_store(url))
+    topo = svc.stored_topology(open_store(url))
     assert violations(topo) == []
     close_stores()
 

@@ -128,7 +128,7 @@ def test_a_join_records_its_claim_whether_it_moves_the_membership_or_adopts_it(
     view = svc.membership_view(store, "a", "r")
     assert view is not None and view.identity.create_id == again.create_id
     assert view.identity.owner_stack == "dev"
-    assert violations(svc.load_topology(store)) == []
+    assert violations(svc.stored_topology(store)) == []
 
 
 def test_a_membership_moved_by_the_rules_loses_its_creator(store: Store) -> None:
@@ -158,6 +158,6 @@ def test_owned_rows_and_deleting_them_respects_t6(store: Store) -> None:
         except TopologyRuleViolation as exc:
             refused.append((row.name, str(exc)))
     assert [name for name, _ in refused] == ["p"] and "scale targets" in refused[0][1]
-    topo = svc.load_topology(store)
+    topo = svc.stored_topology(store)
     assert set(topo.destinations) == set() and set(topo.pools) == {"p"}
     assert violations(topo) == []

@@ -58,7 +58,7 @@ def test_rows_written_at_0001_keep_their_pulumi_ids(store_url: str) -> None:
         svc.detach_target(store, "shared", "t", "t")
         svc.delete_pool(store, "shared", "shared")
         svc.delete_destination(store, "b", "b")
-        topo = svc.load_topology(store)
+        topo = svc.stored_topology(store)
         assert set(topo.destinations) == {"a"} and set(topo.pools) == {"a/gpu"}
     finally:
         close_stores()

@@ -63,12 +63,12 @@ def test_lists_and_deletes_what_the_state_does_not_hold(store: Store, tmp_path: 
         ("pool", "p"),
         ("destination", "b"),
     ]
-    assert set(svc.load_topology(store).destinations) == {"a", "b", "c"}  # listing changes nothing
+    assert set(svc.stored_topology(store).destinations) == {"a", "b", "c"}  # listing changes nothing
 
     deleted = run("--store", store.url, "--state", str(state), "--delete")
     assert deleted.exit_code == 0, deleted.output
     assert "deleted destination 'b'" in deleted.output
-    topo = svc.load_topology(store)
+    topo = svc.stored_topology(store)
     assert set(topo.destinations) == {"a", "c"} and "p" not in topo.pools
 
 
@@ -81,7 +81,7 @@ def test_a_pool_with_scale_targets_is_kept(store: Store, tmp_path: Path) -> None
     result = run("--store", store.url, "--state", str(state), "--delete")
     assert result.exit_code == 1
     assert "kept pool 'p'" in result.output and "scale targets" in result.output
-    assert "p" in svc.load_topology(store).pools
+    assert "p" in svc.stored_topology(store).pools
 
 
 def test_bad_input_is_one_line_and_exit_2(store: Store, tmp_path: Path) -> None:

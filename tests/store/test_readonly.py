@@ -135,7 +135,7 @@ def test_a_read_only_store_cannot_write(tmp_path: Path) -> None:
     assert store.read_only
     with pytest.raises(engine.StoreError):
         svc.create_destination(store, Destination("d", ("gpu",), (Lane("d", "a", 1.0),)))
-    assert svc.load_topology(store).destinations == {}
+    assert svc.stored_topology(store).destinations == {}
 
 
 def test_write_paths_still_create_and_migrate(tmp_path: Path) -> None:
@@ -156,7 +156,7 @@ def test_create_false_opens_an_existing_store_for_writing(tmp_path: Path) -> Non
     store = engine.open_store(url, create=False)
     assert not store.read_only
     svc.create_destination(store, Destination("d", ("gpu",), (Lane("d", "a", 1.0),)))
-    assert set(svc.load_topology(store).destinations) == {"d"}
+    assert set(svc.stored_topology(store).destinations) == {"d"}
 
 
 # -- PostgreSQL ----------------------------------------------------------------------------------

@@ -95,7 +95,7 @@ def test_a_new_standalone_pool_takes_the_first_free_name_among_the_stored_ones(
     svc.join(store, "c", "c/gpu.2")  # c's standalone pool is collected
     svc.leave(store, "c", "c/gpu.2")
     assert svc.get_destination(store, "c").standalone_pools == {"gpu": "c/gpu.3"}  # type: ignore[union-attr]
-    assert violations(svc.load_topology(store)) == []
+    assert violations(svc.stored_topology(store)) == []
 
 
 def _has_index(store: Store) -> bool:
@@ -117,7 +117,7 @@ def test_migration_0007_goes_down_and_up_again(store: Store) -> None:
     migrate(store.engine, "upgrade", "head")
     assert schema_revision(store) == SCHEMA_REVISION
     assert _has_index(store) == (store.dialect == "postgresql")
-    assert set(svc.load_topology(store).pools) == {"a/gpu"}
+    assert set(svc.stored_topology(store).pools) == {"a/gpu"}
 
 
 @pytest.mark.postgres
@@ -154,4 +154,4 @@ def test_a_destination_created_or_given_a_resource_skips_the_names_declared_pool
     svc.update_destination(store, dest("e", "gpu", "cpu"))
     view = svc.get_destination(store, "e")
     assert view is not None and view.standalone_pools == {"gpu": "e/gpu", "cpu": "e/cpu.2"}
-    assert violations(svc.load_topology(store)) == []
+    assert violations(svc.stored_topology(store)) == []

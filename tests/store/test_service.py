@@ -39,7 +39,7 @@ def test_joining_moves_one_resource_and_keeps_the_others(store: Store) -> None:
     svc.create_destination(store, dest("a", "gpu", "cpu"))
     svc.create_pool(store, Pool("shared-gpu", "gpu", capacity=16.0))
     assert svc.join(store, "a", "shared-gpu") == "gpu"
-    topo = svc.load_topology(store)
+    topo = svc.stored_topology(store)
     assert dict(topo.pools_of("a")) == {"gpu": "shared-gpu", "cpu": "a/cpu"}
     assert "a/gpu" not in topo.pools  # the empty standalone pool is collected
     assert violations(topo) == []
@@ -64,7 +64,7 @@ def test_leaving_the_last_pool_gives_a_new_standalone_pool(store: Store) -> None
     assert view is not None and view.pools == {"gpu": "a/gpu"}
     standalone = svc.get_pool(store, "a/gpu")
     assert standalone is not None and standalone.pool.capacity == 3.0
-    assert violations(svc.load_topology(store)) == []
+    assert violations(svc.stored_topology(store)) == []
 
 
 def test_leaving_twice_is_harmless(store: Store) -> None:
@@ -102,7 +102,7 @@ def test_deleting_a_shared_pool_returns_members_to_standalone_pools(store: Store
         svc.join(store, name, "shared")
     assert svc.get_pool(store, "shared").members == ("a", "b", "c")  # type: ignore[union-attr]
     svc.delete_pool(store, "shared")
-    topo = svc.load_topology(store)
+    topo = svc.stored_topology(store)
     assert {d: dict(topo.pools_of(d)) for d in "abc"} == {d: {"gpu": f"{d}/gpu"} for d in "abc"}
     assert violations(topo) == []
 
@@ -118,7 +118,7 @@ def test_a_standalone_pool_can_be_joined_and_becomes_shared(store: Store) -> Non
     assert svc.get_pool(store, "a/gpu").members == ("a", "b")  # type: ignore[union-attr]
     svc.leave(store, "a", "a/gpu")
     assert svc.get_destination(store, "a").pools == {"gpu": "a/gpu.2"}  # type: ignore[union-attr]
-    assert violations(svc.load_topology(store)) == []
+    assert violations(svc.stored_topology(store)) == []
 
 
 def test_standalone_pools_name_the_destinations_own_pool_even_when_others_joined(
@@ -144,7 +144,7 @@ def test_removing_a_destination_drops_its_memberships(store: Store) -> None:
     svc.join(store, "a", "shared")
     svc.delete_destination(store, "a")
     svc.delete_destination(store, "a")
-    topo = svc.load_topology(store)
+    topo = svc.stored_topology(store)
     assert list(topo.destinations) == [] and list(topo.pools) == ["shared"]
     assert dict(topo.memberships) == {}
 
@@ -152,7 +152,7 @@ def test_removing_a_destination_drops_its_memberships(store: Store) -> None:
 def test_updating_a_destination_follows_its_resources(store: Store) -> None:
     svc.create_destination(store, dest("a", "gpu"))
     svc.update_destination(store, dest("a", "cpu", cpu=2.0))
-    topo = svc.load_topology(store)
+    topo = svc.stored_topology(store)
     assert dict(topo.pools_of("a")) == {"cpu": "a/cpu"} and "a/gpu" not in topo.pools
     assert topo.pools["a/cpu"].capacity == 2.0
 
@@ -223,13 +223,13 @@ def test_declaring_a_standalone_pool_adopts_it_with_its_targets_and_keeps_it_whe
     svc.attach_target(store, "a/gpu", target("asg-a"))
     svc.create_pool(store, Pool("a/gpu", "gpu", capacity=5.0))  # T7: taken over as declared
     svc.join(store, "b", "a/gpu")
-    topo = svc.load_topology(store)
+    topo = svc.stored_topology(store)
     assert topo.pools["a/gpu"].capacity == 5.0
     assert [t.name for t in topo.pools["a/gpu"].scale_targets] == ["asg-a"]
     svc.detach_target(store, "a/gpu", "asg-a")
     svc.leave(store, "a", "a/gpu")
     svc.leave(store, "b", "a/gpu")
-    topo = svc.load_topology(store)
+    topo = svc.stored_topology(store)
     assert "a/gpu" in topo.pools and topo.members("a/gpu") == ()  # declared pools stay
     assert topo.memberships[("a", "gpu")] == "a/gpu.2"
     assert violations(topo) == []

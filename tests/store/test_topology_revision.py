@@ -13,7 +13,7 @@ from arklow_pulumi.core.topology import Topology
 from arklow_pulumi.store.engine import Store, StoreError, open_store, reading, writing
 from arklow_pulumi.store.revision import topology_revision
 from arklow_pulumi.store.runtime import acquire_lease, store_demand_reports
-from arklow_pulumi.store.service import load_topology
+from arklow_pulumi.store.service import stored_topology
 from arklow_pulumi.store.snapshots import load_all
 from tests.builders import dest, lane, pool, target, topo
 from tests.controller_process import put_topology
@@ -80,7 +80,7 @@ def test_runtime_writes_reads_and_rolled_back_writes_leave_it(store: Store) -> N
     before = topology_revision(store)
     lease = acquire_lease(store, "test", 15.0, force=True)
     store_demand_reports(store, lease, [("search/batch", 3.0)], 1.0)
-    load_topology(store)
+    stored_topology(store)
     with reading(store) as conn:
         load_all(conn)
     with pytest.raises(RuntimeError), writing(store) as conn:

@@ -92,7 +92,7 @@ from arklow_pulumi.store.runtime import (
     load_snapshot,
     write_tick,
 )
-from arklow_pulumi.store.service import load_topology
+from arklow_pulumi.store.service import stored_topology
 from arklow_pulumi.supply.routing import SupplyRouter
 
 log = logging.getLogger("arklow.controller")
@@ -268,7 +268,7 @@ class Controller:
         revision = topology_revision(self.store)
         memory = self._memory
         if memory.topology is None or revision != memory.revision:
-            memory.topology, memory.revision = load_topology(self.store), revision
+            memory.topology, memory.revision = stored_topology(self.store), revision
             memory.topology_loaded = True
         return memory.topology
 
