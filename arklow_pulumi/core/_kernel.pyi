@@ -1,11 +1,11 @@
-"""The progressive-filling kernel of arklow-pulumi's allocation engine (``kernel/src/lib.rs``),
+"""The progressive-filling kernel of arklow-pulumi's allocation engine (``kernel/src/``),
 compiled into the package by maturin."""
 
 from collections.abc import Iterable
 
 __version__: str
-MIN_FACTOR: float
-MAX_FACTOR: float
+DOMAIN_MIN_FACTOR: float
+DOMAIN_MAX_FACTOR: float
 MAX_AMOUNT: float
 MAX_POOLS: int
 

@@ -44,7 +44,7 @@ def good() -> tuple[list[float], list[float], list[tuple[tuple[int, float], ...]
 
 
 def test_the_module_states_its_domain() -> None:
-    assert _kernel.MIN_FACTOR == 1e-30 and _kernel.MAX_FACTOR == 1e30
+    assert _kernel.DOMAIN_MIN_FACTOR == 1e-30 and _kernel.DOMAIN_MAX_FACTOR == 1e30
     assert _kernel.MAX_AMOUNT == 1e60 and _kernel.MAX_POOLS == 1 << 22
 
 
