@@ -10,14 +10,43 @@
 
 use pyo3::exceptions::{PyRuntimeError, PyTypeError, PyValueError};
 use pyo3::prelude::*;
+use pyo3::types::PyList;
 
 use crate::allocating::allocate;
 use crate::copying::{check, iterate, no_memory, number, numbers, push, same_length, signals};
 use crate::filling::fill;
 use crate::net::{Net, DOMAIN_MAX_FACTOR, DOMAIN_MIN_FACTOR, MAX_AMOUNT, MAX_COUNT, MAX_POOLS};
 
-/// Four columns: `(caps, allocation, admission, pool_demand)`.
-type Columns = (Vec<f64>, Vec<f64>, Vec<f64>, Vec<f64>);
+/// What `Network.fill` returns: each lane's allocation, which pools saturated, each pool's usage
+/// (lists made once, read by name).
+#[pyclass(frozen, module = "arklow_pulumi.core._kernel")]
+struct Filled {
+    #[pyo3(get)]
+    allocation: Py<PyList>,
+    #[pyo3(get)]
+    saturated: Py<PyList>,
+    #[pyo3(get)]
+    used: Py<PyList>,
+}
+
+/// What `Network.allocate` returns: each lane's cap, allocation and admission, each pool's
+/// demand (lists made once, read by name).
+#[pyclass(frozen, module = "arklow_pulumi.core._kernel")]
+struct Allocated {
+    #[pyo3(get)]
+    caps: Py<PyList>,
+    #[pyo3(get)]
+    allocation: Py<PyList>,
+    #[pyo3(get)]
+    admission: Py<PyList>,
+    #[pyo3(get)]
+    pool_demand: Py<PyList>,
+}
+
+/// A Python list of `items`, made once.
+fn list<T: for<'py> IntoPyObject<'py>>(py: Python<'_>, items: Vec<T>) -> PyResult<Py<PyList>> {
+    Ok(PyList::new(py, items)?.unbind())
+}
 
 fn failed(err: &'static str) -> PyErr {
     PyRuntimeError::new_err(err)
@@ -116,14 +145,14 @@ impl Network {
         self.net.pools()
     }
 
-    /// `(allocation, saturated, used)`: lanes filled by weight up to `caps` within each pool's
-    /// `capacity` (usage = sum of allocation x cost); which pools saturated; each pool's usage.
+    /// A [`Filled`]: lanes filled by weight up to `caps` within each pool's `capacity` (usage =
+    /// sum of allocation x cost) as `allocation`; which pools `saturated`; each pool's `used`.
     fn fill(
         &self,
         py: Python<'_>,
         caps: &Bound<'_, PyAny>,
         capacity: &Bound<'_, PyAny>,
-    ) -> PyResult<(Vec<f64>, Vec<bool>, Vec<f64>)> {
+    ) -> PyResult<Filled> {
         let caps = numbers(caps, "caps", 0.0, f64::INFINITY)?;
         let capacity = numbers(capacity, "capacity", 0.0, MAX_AMOUNT)?;
         same_length(caps.len(), self.lanes(), "caps", "lanes")?;
@@ -132,13 +161,17 @@ impl Network {
         let filled = py
             .allow_threads(|| fill(net, &caps, &capacity))
             .map_err(failed)?;
-        Ok((filled.allocation, filled.saturated, filled.used))
+        Ok(Filled {
+            allocation: list(py, filled.allocation)?,
+            saturated: list(py, filled.saturated)?,
+            used: list(py, filled.used)?,
+        })
     }
 
-    /// `(caps, allocation, admission, pool_demand)` for lane `demands` (each lane's cap is
-    /// `min(demand, limit)`) and pool `capacity`: the allocation filling; unless `admission` is
-    /// false, the two admission fillings (active lanes up to their limits, then idle lanes, in
-    /// what is still unused), else admission is the allocation; each pool's sum of cap x cost.
+    /// An [`Allocated`] for lane `demands` and pool `capacity`: each lane's `caps` (`min(demand,
+    /// limit)`); the `allocation` filling; unless `admission` is false, the two admission
+    /// fillings (active lanes up to their limits, then idle lanes, in what is still unused), else
+    /// the `admission` is the allocation; each pool's `pool_demand`, the sum of cap x cost.
     /// A demand above `max_demand` (at most 1e60) is refused like one out of the domain.
     #[pyo3(signature = (demands, capacity, admission = true, max_demand = MAX_AMOUNT))]
     fn allocate(
@@ -148,7 +181,7 @@ impl Network {
         capacity: &Bound<'_, PyAny>,
         admission: bool,
         max_demand: f64,
-    ) -> PyResult<Columns> {
+    ) -> PyResult<Allocated> {
         let bound = check(max_demand, 0.0, MAX_AMOUNT, "max_demand", 0)?;
         let demands = numbers(demands, "demands", 0.0, bound)?;
         let capacity = numbers(capacity, "capacity", 0.0, MAX_AMOUNT)?;
@@ -158,7 +191,12 @@ impl Network {
         let done = py
             .allow_threads(|| allocate(net, &demands, &capacity, admission))
             .map_err(failed)?;
-        Ok((done.caps, done.allocation, done.admission, done.pool_demand))
+        Ok(Allocated {
+            caps: list(py, done.caps)?,
+            allocation: list(py, done.allocation)?,
+            admission: list(py, done.admission)?,
+            pool_demand: list(py, done.pool_demand)?,
+        })
     }
 }
 
@@ -278,6 +316,8 @@ fn _kernel(m: &Bound<'_, PyModule>) -> PyResult<()> {
     // The distribution's version: pyproject.toml takes it from this crate's Cargo.toml.
     m.add("__version__", env!("CARGO_PKG_VERSION"))?;
     m.add_class::<Network>()?;
+    m.add_class::<Filled>()?;
+    m.add_class::<Allocated>()?;
     m.add_class::<Sizings>()?;
     m.add("MAX_COUNT", MAX_COUNT)?;
     m.add("DOMAIN_MIN_FACTOR", DOMAIN_MIN_FACTOR)?;
