@@ -2,21 +2,19 @@
 compiled into the package by maturin."""
 
 from collections.abc import Iterable
-from typing import final
-
-from typing_extensions import Self
+from typing import Final, Self, final
 
 __all__ = [
-    "__version__",
-    "Network",
-    "Filled",
-    "Allocated",
-    "Sizings",
-    "MAX_COUNT",
-    "DOMAIN_MIN_FACTOR",
     "DOMAIN_MAX_FACTOR",
+    "DOMAIN_MIN_FACTOR",
     "MAX_AMOUNT",
+    "MAX_COUNT",
     "MAX_POOLS",
+    "Allocated",
+    "Filled",
+    "Network",
+    "Sizings",
+    "__version__",
 ]
 
 __version__: str
@@ -28,29 +26,21 @@ MAX_COUNT: int
 
 @final
 class Filled:
-    """What :meth:`Network.fill` returns: each lane's allocation, which pools saturated, each
-    pool's usage."""
+    """What :meth:`Network.fill` returns, as read-only attributes."""
 
-    @property
-    def allocation(self) -> list[float]: ...
-    @property
-    def saturated(self) -> list[bool]: ...
-    @property
-    def used(self) -> list[float]: ...
+    allocation: Final[list[float]]
+    saturated: Final[list[bool]]
+    used: Final[list[float]]
 
 @final
 class Allocated:
     """What :meth:`Network.allocate` returns: each lane's cap, allocation and admission, each
-    pool's demand."""
+    pool's demand (read-only attributes)."""
 
-    @property
-    def caps(self) -> list[float]: ...
-    @property
-    def allocation(self) -> list[float]: ...
-    @property
-    def admission(self) -> list[float]: ...
-    @property
-    def pool_demand(self) -> list[float]: ...
+    caps: Final[list[float]]
+    allocation: Final[list[float]]
+    admission: Final[list[float]]
+    pool_demand: Final[list[float]]
 
 @final
 class Network:

@@ -31,6 +31,7 @@ def columns(got: Allocated) -> tuple[list[float], list[float], list[float], list
     """An allocate's named results, in order."""
     return got.caps, got.allocation, got.admission, got.pool_demand
 
+
 REFUSED = (ValueError, TypeError)
 
 
@@ -90,8 +91,10 @@ def test_a_lane_without_a_limit_is_held_by_its_pools_or_gets_its_cap() -> None:
     """+inf as a limit or a cap means no limit: the lane freezes when a pool it draws on
     saturates, or at its cap when it draws on none (the simulator's scaling lanes)."""
     net = Network([1.0, 1.0], [math.inf, math.inf], [((0, 2.0),), ()], 1)
-    assert columns(net.allocate([3.0, 4.0], [10.0])) == ([3.0, 4.0], [3.0, 4.0], [5.0, math.inf], [6.0])
-    assert columns(net.allocate([0.0, 0.0], [10.0])) == ([0.0, 0.0], [0.0, 0.0], [5.0, math.inf], [0.0])
+    busy = ([3.0, 4.0], [3.0, 4.0], [5.0, math.inf], [6.0])
+    idle = ([0.0, 0.0], [0.0, 0.0], [5.0, math.inf], [0.0])
+    assert columns(net.allocate([3.0, 4.0], [10.0])) == busy
+    assert columns(net.allocate([0.0, 0.0], [10.0])) == idle
     assert filled(net.fill([math.inf, math.inf], [10.0])) == ([5.0, math.inf], [True], [10.0])
 
 
