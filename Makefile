@@ -53,11 +53,19 @@ $(TESTS): pyproject.toml constraints/tools.txt $(KERNEL_SOURCES) | $(BIN)/python
 engine:
 	scripts/install-pulumi
 
+# The kernel's lint (kernel/): its stub against the compiled module, rustfmt, clippy on the pure
+# algorithm, its tests and the Python edge (--all-features: the extension-module feature), and its
+# unit tests (the pure algorithm alone: no pyo3, so the test binary links). rustfmt and clippy are
+# rustup's default components.
 lint: $(TESTS)
 	$(BIN)/ruff check .
 	$(BIN)/lint-imports
 	$(BIN)/mypy
 	$(BIN)/vulture
+	$(BIN)/python -m mypy.stubtest arklow_pulumi.core._kernel
+	cargo fmt --manifest-path kernel/Cargo.toml --check
+	cargo clippy --quiet --manifest-path kernel/Cargo.toml --all-targets --all-features -- -D warnings
+	cargo test --quiet --manifest-path kernel/Cargo.toml
 
 unit: $(TESTS) engine
 	scripts/install-system-deps

@@ -1,7 +1,7 @@
 """The progressive filling in plain Python: the oracle the Rust kernel
 (``arklow_pulumi.core._kernel``) is held equal to, bit for bit, by ``tests/core/test_kernel_oracle.py``.
 
-The same steps as ``kernel/src/lib.rs`` with the same floating-point operations in the same order
+The same steps as ``kernel/src/filling.rs`` with the same floating-point operations in the same order
 (Rust contracts nothing into fused multiply-adds), so both give the same doubles: the algorithm and
 its numerical care are described in :mod:`arklow_pulumi.core.filling`. It trusts its inputs (the
 kernel checks them); :func:`allocate` is the kernel's ``Network.allocate`` (the allocation

@@ -269,13 +269,14 @@ def allocate(
         get = capacity.get
         capacities = [get(name, s) for name, s in zip(c.pool_names, c.capacities, strict=True)]
     try:  # the kernel refuses a demand that is not a number in [0, MAX_UNITS]
-        columns = c.network.allocate(demands, capacities, admission, MAX_UNITS)
+        done = c.network.allocate(demands, capacities, admission, MAX_UNITS)
     except (TypeError, ValueError):
         _check_demand(c, demand)  # raises, naming each demand, unless it was the capacity
         raise
-    caps, alloc, admitted, pool_demand = columns
-    lanes = LaneResults(c.lane_keys, c.lane_index, demands, caps, alloc, admitted)
-    return Allocation(lanes=lanes, pools=_pool_results(c, pool_demand, capacities))
+    lanes = LaneResults(
+        c.lane_keys, c.lane_index, demands, done.caps, done.allocation, done.admission
+    )
+    return Allocation(lanes=lanes, pools=_pool_results(c, done.pool_demand, capacities))
 
 
 def _pool_results(
@@ -311,7 +312,7 @@ def servable_demands(topo: Topology, allocation: Allocation) -> list[float] | No
     lanes = allocation.lanes
     if not isinstance(lanes, LaneResults):
         raise TypeError("servable_demands reads an allocation made by allocate()")
-    return c.network.fill(lanes.caps(), c.reach)[2]
+    return c.network.fill(lanes.caps(), c.reach).used
 
 
 def pool_pressure(demand: float, capacity: float) -> tuple[float | None, PoolState]:

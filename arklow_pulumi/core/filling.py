@@ -61,4 +61,5 @@ def network(
 def progressive_fill(net: Network, caps: Sequence[float], capacity: Sequence[float]) -> Filling:
     """Fill lanes by weight up to ``caps`` within pool ``capacity`` (pool usage = Σ alloc × cost):
     each lane's allocation, which pools saturated, and each pool's final usage."""
-    return Filling(*net.fill(caps, capacity))
+    filled = net.fill(caps, capacity)
+    return Filling(filled.allocation, filled.saturated, filled.used)

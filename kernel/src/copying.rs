@@ -4,7 +4,7 @@
 //! may have raises `MemoryError` naming it, where a plain `push` would abort the interpreter. A
 //! long copy checks for signals every `SIGNALS_EVERY` items (`Python::check_signals`), so Ctrl-C
 //! (or any signal handler that raises) interrupts it, even on an endless iterator. The index
-//! arrays built from the copies are reserved fallibly too (`filled`); the filling's own working
+//! arrays built from the copies are reserved fallibly too (`Net::new`); the filling's own working
 //! vectors (a fixed multiple of the copies, allocated without the GIL) are not.
 
 use pyo3::exceptions::{PyMemoryError, PyOverflowError, PyTypeError, PyValueError};
@@ -28,14 +28,6 @@ pub fn push<T>(out: &mut Vec<T>, value: T, name: &str) -> PyResult<()> {
     }
     out.push(value);
     Ok(())
-}
-
-/// `vec![value; n]`, reserved fallibly.
-pub fn filled<T: Clone>(n: usize, value: T, name: &str) -> PyResult<Vec<T>> {
-    let mut out = Vec::new();
-    out.try_reserve_exact(n).map_err(|_| no_memory(name, n))?;
-    out.resize(n, value);
-    Ok(out)
 }
 
 /// Every `SIGNALS_EVERY` items of a copy: what a pending signal's handler raised, if any.
@@ -76,7 +68,11 @@ pub fn numbers(obj: &Bound<'_, PyAny>, name: &str, lo: f64, hi: f64) -> PyResult
     let mut out = Vec::new();
     for (k, item) in iterate(obj, name)?.enumerate() {
         signals(py, k)?;
-        push(&mut out, check(number(&item?, name, k)?, lo, hi, name, k)?, name)?;
+        push(
+            &mut out,
+            check(number(&item?, name, k)?, lo, hi, name, k)?,
+            name,
+        )?;
     }
     Ok(out)
 }

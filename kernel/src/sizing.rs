@@ -1,5 +1,5 @@
 //! The single-tick scale decision of every pool: how many replicas each of its targets should
-//! run for the pool's demand (the rule of `arklow_pulumi.core.scaling`, its one implementation).
+//! run for the pool's demand (the rule that `arklow_pulumi.core.scaling` hands to this kernel).
 //!
 //! A pool's targets must supply `demand x grow - static` units (`grow` is `1 + headroom`; float
 //! noise of a full cover is no shortfall). Those units are split across the targets in
@@ -115,8 +115,8 @@ pub fn desired(pool: &PoolSizing, demand: f64) -> Vec<i64> {
     // Each round adds a replica below some target's max: bounded by the sum of the maxima.
     loop {
         let mut supplied = 0.0;
-        for k in 0..n {
-            supplied += counts[k] as f64 * pool.units_per_replica[k];
+        for (&c, &u) in counts.iter().zip(&pool.units_per_replica) {
+            supplied += c as f64 * u;
         }
         if units - supplied <= tolerance {
             break;

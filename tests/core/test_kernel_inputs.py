@@ -17,9 +17,20 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from arklow_pulumi.core import _kernel
-from arklow_pulumi.core._kernel import Network
+from arklow_pulumi.core._kernel import Allocated, Filled, Network
 from tests import reference_filling as oracle
 from tests.hypothesis_profiles import examples
+
+
+def filled(got: Filled) -> tuple[list[float], list[bool], list[float]]:
+    """A fill's named results, in order."""
+    return got.allocation, got.saturated, got.used
+
+
+def columns(got: Allocated) -> tuple[list[float], list[float], list[float], list[float]]:
+    """An allocate's named results, in order."""
+    return got.caps, got.allocation, got.admission, got.pool_demand
+
 
 REFUSED = (ValueError, TypeError)
 
@@ -44,7 +55,7 @@ def good() -> tuple[list[float], list[float], list[tuple[tuple[int, float], ...]
 
 
 def test_the_module_states_its_domain() -> None:
-    assert _kernel.MIN_FACTOR == 1e-30 and _kernel.MAX_FACTOR == 1e30
+    assert _kernel.DOMAIN_MIN_FACTOR == 1e-30 and _kernel.DOMAIN_MAX_FACTOR == 1e30
     assert _kernel.MAX_AMOUNT == 1e60 and _kernel.MAX_POOLS == 1 << 22
 
 
@@ -80,9 +91,11 @@ def test_a_lane_without_a_limit_is_held_by_its_pools_or_gets_its_cap() -> None:
     """+inf as a limit or a cap means no limit: the lane freezes when a pool it draws on
     saturates, or at its cap when it draws on none (the simulator's scaling lanes)."""
     net = Network([1.0, 1.0], [math.inf, math.inf], [((0, 2.0),), ()], 1)
-    assert net.allocate([3.0, 4.0], [10.0]) == ([3.0, 4.0], [3.0, 4.0], [5.0, math.inf], [6.0])
-    assert net.allocate([0.0, 0.0], [10.0]) == ([0.0, 0.0], [0.0, 0.0], [5.0, math.inf], [0.0])
-    assert net.fill([math.inf, math.inf], [10.0]) == ([5.0, math.inf], [True], [10.0])
+    busy = ([3.0, 4.0], [3.0, 4.0], [5.0, math.inf], [6.0])
+    idle = ([0.0, 0.0], [0.0, 0.0], [5.0, math.inf], [0.0])
+    assert columns(net.allocate([3.0, 4.0], [10.0])) == busy
+    assert columns(net.allocate([0.0, 0.0], [10.0])) == idle
+    assert filled(net.fill([math.inf, math.inf], [10.0])) == ([5.0, math.inf], [True], [10.0])
 
 
 @pytest.mark.parametrize(
@@ -167,7 +180,7 @@ def test_sequences_that_change_while_read_are_read_once() -> None:
         net.fill(caps, [1.0, 1.0])
     caps = [1.0]
     caps.append(Shifty(caps, grow=False))
-    assert net.fill(caps, [1.0, 1.0]) == net.fill([1.0, 1.0], [1.0, 1.0])
+    assert filled(net.fill(caps, [1.0, 1.0])) == filled(net.fill([1.0, 1.0], [1.0, 1.0]))
     caps = [Shifty([], grow=False), 1.0]
     caps[0].home = caps
     with pytest.raises(ValueError, match=r"caps: 1 items for 2 lanes"):
@@ -178,25 +191,26 @@ def test_any_iterable_is_read_once() -> None:
     weights, limits, lane_pools, m = good()
     net = Network(iter(weights), (x for x in limits), map(tuple, lane_pools), m)
     assert (net.lanes, net.pools) == (2, 2)
-    assert net.fill(iter([1.0, 2.0]), (c for c in [2.0, 2.0])) == net.fill([1.0, 2.0], [2.0, 2.0])
+    got = net.fill(iter([1.0, 2.0]), (c for c in [2.0, 2.0]))
+    assert filled(got) == filled(net.fill([1.0, 2.0], [2.0, 2.0]))
 
 
 def test_ints_bools_and_float_subclasses_read_as_floats() -> None:
     net = Network([1, True], [5, 5.0], [((0, 1),), ((True, 2),)], 2)
-    alloc, saturated, used = net.fill([1, 2], [2, 2])
+    alloc, saturated, used = filled(net.fill([1, 2], [2, 2]))
     assert all(type(x) is float for x in alloc + used)
-    assert (alloc, saturated, used) == net.fill([1.0, 2.0], [2.0, 2.0])
+    assert (alloc, saturated, used) == filled(net.fill([1.0, 2.0], [2.0, 2.0]))
 
 
 def test_negative_zero_reads_as_zero() -> None:
     net = Network([1.0], [-0.0], [((0, 1.0),)], 1)
-    assert [x.hex() for x in net.allocate([-0.0], [-0.0])[2]] == ["0x0.0p+0"]
+    assert [x.hex() for x in net.allocate([-0.0], [-0.0]).admission] == ["0x0.0p+0"]
 
 
 def test_empty_networks() -> None:
-    assert Network([], [], [], 0).allocate([], []) == ([], [], [], [])
-    assert Network([], [], [], 3).fill([], [1.0, 0.0, 2.0]) == ([], [False] * 3, [0.0] * 3)
-    assert Network([1.0], [1.0], [()], 0).allocate([4.0], []) == ([1.0], [1.0], [1.0], [])
+    assert columns(Network([], [], [], 0).allocate([], [])) == ([], [], [], [])
+    assert filled(Network([], [], [], 3).fill([], [1.0, 0.0, 2.0])) == ([], [False] * 3, [0.0] * 3)
+    assert columns(Network([1.0], [1.0], [()], 0).allocate([4.0], [])) == ([1.0], [1.0], [1.0], [])
 
 
 JUNK = st.one_of(
@@ -239,9 +253,9 @@ def test_hostile_inputs_raise_or_fill_like_the_oracle(
     for entry in ("fill", "allocate"):
         try:
             if entry == "fill":
-                got: Any = net.fill(caps, capacity)
+                got: Any = filled(net.fill(caps, capacity))
             else:
-                got = net.allocate(caps, capacity, admission)
+                got = columns(net.allocate(caps, capacity, admission))
         except REFUSED:
             continue
         # accepted: then every input was a list of in-range numbers, filled as the oracle fills
@@ -276,7 +290,7 @@ def test_a_bad_value_anywhere_is_refused(weights: list[float], data: st.DataObje
 
 def test_demands_above_the_given_bound_are_refused() -> None:
     net = Network([1.0], [5.0], [((0, 1.0),)], 1)
-    assert net.allocate([2.0], [1.0], True, 2.0)[1] == [1.0]
+    assert net.allocate([2.0], [1.0], True, 2.0).allocation == [1.0]
     with pytest.raises(ValueError):
         net.allocate([2.5], [1.0], True, 2.0)
     for bad in (math.nan, -1.0, *UNLIMITED):

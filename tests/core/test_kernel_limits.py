@@ -37,7 +37,7 @@ for name, call in calls.items():
     else:
         sys.exit(f"{name}: no MemoryError")
 # the interpreter and the kernel go on
-print(Network([1.0], [5.0], [[(0, 1.0)]], 1).fill([5.0], [2.0])[0])
+print(Network([1.0], [5.0], [[(0, 1.0)]], 1).fill([5.0], [2.0]).allocation)
 """
 
 
@@ -112,5 +112,5 @@ def test_copies_of_every_length_still_fill(length: int) -> None:
     from arklow_pulumi.core._kernel import Network
 
     network = Network([1.0] * length, [float(i) for i in range(length)], [()] * length, 0)
-    allocation, _, _ = network.fill([float(i) for i in range(length)], [])
+    allocation = network.fill([float(i) for i in range(length)], []).allocation
     assert allocation == [float(i) for i in range(length)]
