@@ -59,6 +59,7 @@ engine:
 # rustup's default components.
 lint: $(TESTS)
 	$(BIN)/ruff check .
+	$(BIN)/ruff format --check .
 	$(BIN)/lint-imports
 	$(BIN)/mypy
 	$(BIN)/vulture

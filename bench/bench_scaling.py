@@ -313,9 +313,7 @@ def reproduction(root: Path, folder: Path, name: str) -> dict[str, Any]:
     current = root == ROOT
     policies = POLICIES if current else ("arklow", "single-tick")
     delay = 180.0 if name == "slow-tolerance" else 120.0
-    result, _ = simulate(
-        root, topology, trace, 60.0, csv_out if current else None, policies, delay
-    )
+    result, _ = simulate(root, topology, trace, 60.0, csv_out if current else None, policies, delay)
     out: dict[str, Any] = {}
     for policy in policies:
         figure = result["policies"][policy]

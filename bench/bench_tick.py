@@ -616,7 +616,9 @@ def main() -> None:
     timed = _timed(tick_cost, 10 if quick else 30, 5 if quick else 35)
     baseline = sys.argv[sys.argv.index("--baseline") + 1] if "--baseline" in sys.argv else None
     versus = (
-        _timed(against_baseline, baseline, 2 if quick else 3, 10 if quick else 20, 10 if quick else 20)
+        _timed(
+            against_baseline, baseline, 2 if quick else 3, 10 if quick else 20, 10 if quick else 20
+        )
         if baseline
         else None
     )

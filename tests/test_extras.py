@@ -38,7 +38,18 @@ def arklow_without(module: str, *args: str, cwd: Path) -> subprocess.CompletedPr
     [
         (
             "gcp",
-            ["supply", "describe", "--kind", "gcp_mig", "--name", "w", "--zone", "z", "--project", "p"],
+            [
+                "supply",
+                "describe",
+                "--kind",
+                "gcp_mig",
+                "--name",
+                "w",
+                "--zone",
+                "z",
+                "--project",
+                "p",
+            ],
             "--kind gcp_mig",
         ),
         (
@@ -86,13 +97,17 @@ def test_every_extra_is_declared_in_pyproject() -> None:
         assert any(req.startswith(package) for req in declared[extra]), extra
         assert not any(req.startswith(package) for req in project["dependencies"]), extra
     # the test extra brings every other one
-    assert any(req.startswith("arklow-pulumi[") and all(e in req for e in EXTRAS)
-               for req in declared["test"])
+    assert any(
+        req.startswith("arklow-pulumi[") and all(e in req for e in EXTRAS)
+        for req in declared["test"]
+    )
 
 
 def test_the_extras_make_run_is_said_to_install_are_the_makefiles() -> None:
     """The message says which make target installs an extra: `make run` installs RUN_EXTRAS."""
-    (line,) = [x for x in (REPO / "Makefile").read_text().splitlines() if x.startswith("RUN_EXTRAS")]
+    (line,) = [
+        x for x in (REPO / "Makefile").read_text().splitlines() if x.startswith("RUN_EXTRAS")
+    ]
     assert set(line.split(":=")[1].strip().split(",")) == MAKE_RUN_EXTRAS
 
 
@@ -103,8 +118,12 @@ def test_the_policy_pack_without_its_extra_is_one_line(tmp_path: Path) -> None:
         f"runpy.run_path({str(REPO / 'policy')!r}, run_name='__main__')\n"
     )
     result = subprocess.run(
-        [sys.executable, "-c", program], cwd=tmp_path, capture_output=True, text=True,
-        timeout=120, check=False,
+        [sys.executable, "-c", program],
+        cwd=tmp_path,
+        capture_output=True,
+        text=True,
+        timeout=120,
+        check=False,
     )
     assert result.stderr == (
         "error: the policy pack (pulumi preview --policy-pack policy) needs pulumi-policy, which "

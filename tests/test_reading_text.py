@@ -61,7 +61,10 @@ def test_project_documents_read_the_same(path: str) -> None:
         ("b: !!binary aGk=\n", "!!binary is not accepted"),
         ("a: !!int ''\n", "'' is not a valid int"),
         ("a: !!bool\n", "'' is not a valid bool"),
-        ("a: " + "7" * 4301 + "\n", "an integer of 4,301 digits (at most 4,300 are read) at line 1"),
+        (
+            "a: " + "7" * 4301 + "\n",
+            "an integer of 4,301 digits (at most 4,300 are read) at line 1",
+        ),
         ('{"a": ' + "7" * 4301 + "}", "an integer of more than 4,300 digits$"),
         ("a: !!map [1]\n", "expected a mapping node"),
         ("{[1]: 2}\n", "unhashable"),

@@ -138,7 +138,12 @@ def run_block(block: Block) -> list[list[str]]:
         if block.setup is not None:
             done = subprocess.run(
                 ["bash", "-c", f"{REPO}/{block.setup}"],
-                cwd=work, env=env, capture_output=True, text=True, timeout=TIMEOUT_S, check=False,
+                cwd=work,
+                env=env,
+                capture_output=True,
+                text=True,
+                timeout=TIMEOUT_S,
+                check=False,
             )
             if done.returncode != 0:
                 raise RuntimeError(f"{block.name}: set-up {block.setup} failed:\n{done.stderr}")

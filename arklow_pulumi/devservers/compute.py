@@ -326,7 +326,11 @@ class ComputeServer:
     ) -> Any:
         with self.lock:
             return listed(
-                "autoscaler", project, p["scope"], self.world.autoscalers, q,
+                "autoscaler",
+                project,
+                p["scope"],
+                self.world.autoscalers,
+                q,
                 self._render_autoscaler,
             )
 

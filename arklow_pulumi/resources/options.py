@@ -84,7 +84,11 @@ def resource_args(
 
 
 def _with_args(
-    where: str, args_type: type[A], given: Any, rest: tuple[Any, ...], kwargs: dict[str, Any],
+    where: str,
+    args_type: type[A],
+    given: Any,
+    rest: tuple[Any, ...],
+    kwargs: dict[str, Any],
     opts: Any,
 ) -> tuple[A, pulumi.ResourceOptions | None]:
     name = args_type.__name__

@@ -78,13 +78,31 @@ def lanes_figure(rec: Recording) -> Figure:
         within = [v.allocation + v.held if v else NAN for v in series]
         reported = [v.demand if v else NAN for v in series]
         if any(r > w + 1e-9 for r, w in zip(reported, within, strict=True)):
-            ax.plot(x, reported, color="tab:blue", linewidth=0.9, linestyle=":",
-                    label="reported demand (above the limit: the lane's own queue)")
+            ax.plot(
+                x,
+                reported,
+                color="tab:blue",
+                linewidth=0.9,
+                linestyle=":",
+                label="reported demand (above the limit: the lane's own queue)",
+            )
         ax.plot(x, within, color="tab:blue", linewidth=1.2, label="demand (≤ the lane's limit)")
-        ax.plot(x, [v.admission if v else NAN for v in series], color="tab:green",
-                linewidth=1.2, label="admission (what the lane may run)")
-        ax.fill_between(x, [v.held if v else 0.0 for v in series], step="mid", color="tab:red",
-                        alpha=0.35, linewidth=0, label="held (demand the pools could not serve)")
+        ax.plot(
+            x,
+            [v.admission if v else NAN for v in series],
+            color="tab:green",
+            linewidth=1.2,
+            label="admission (what the lane may run)",
+        )
+        ax.fill_between(
+            x,
+            [v.held if v else 0.0 for v in series],
+            step="mid",
+            color="tab:red",
+            alpha=0.35,
+            linewidth=0,
+            label="held (demand the pools could not serve)",
+        )
         pools = names_text(rec.lane_pools(name), "pool", "pools")
         ax.set_title(f"{name} — {pools}", fontsize=9, pad=11)
         costs = last.lane_costs.get(name, {}) if last is not None else {}
@@ -110,10 +128,21 @@ def targets_figure(rec: Recording) -> Figure:
         info = rec.target_info(target)
         scaled = info is not None and info.autoscaled
         kind = KINDS.get(info.kind, info.kind) if info is not None else "group"
-        ax.step(x, [v[0] if v else NAN for v in values], where="post",
-                color="tab:red" if scaled else "tab:orange", label=desired_label(info))
-        ax.step(x, [v[1] if v else NAN for v in values], where="post", color="tab:blue",
-                linestyle="--", label="in service (the group's running replicas)")
+        ax.step(
+            x,
+            [v[0] if v else NAN for v in values],
+            where="post",
+            color="tab:red" if scaled else "tab:orange",
+            label=desired_label(info),
+        )
+        ax.step(
+            x,
+            [v[1] if v else NAN for v in values],
+            where="post",
+            color="tab:blue",
+            linestyle="--",
+            label="in service (the group's running replicas)",
+        )
         what = f"{kind} with its own autoscaler: desired = its minimum" if scaled else kind
         ax.set_title(f"{target} — {what}; pool {pool}", fontsize=9, pad=11)
         unit = f"{info.units_per_replica:g} {info.resource} units" if info is not None else "?"
@@ -131,10 +160,21 @@ def pools_figure(rec: Recording) -> Figure:
     for ax, name in zip(axes, names, strict=False):
         views = rec.pools[name]
         resource = next((v.resource for v in views if v is not None), "?")
-        ax.step(x, [v.capacity if v else NAN for v in views], where="post", color="black",
-                linewidth=1.0, label="capacity (static + in-service replicas)")
-        ax.plot(x, [v.demand if v else NAN for v in views], color="tab:blue", linewidth=1.2,
-                label="demand (Σ min(demand, limit) × cost)")
+        ax.step(
+            x,
+            [v.capacity if v else NAN for v in views],
+            where="post",
+            color="black",
+            linewidth=1.0,
+            label="capacity (static + in-service replicas)",
+        )
+        ax.plot(
+            x,
+            [v.demand if v else NAN for v in views],
+            color="tab:blue",
+            linewidth=1.2,
+            label="demand (Σ min(demand, limit) × cost)",
+        )
         members = names_text(rec.pool_members(name), "member", "members")
         ax.set_title(f"pool {name} ({resource}) — {members}", fontsize=9, pad=11)
         ax.set_ylabel(f"{resource} units", fontsize=8)
@@ -155,8 +195,15 @@ def _scale_to_demand(ax: Axes, views: Sequence[PoolView | None]) -> None:
     ax.set_ylim(0, peak * 1.3)
     high = max(v.capacity for v in seen)
     text = f"{low:g}" if high == low else f"{low:g} to {high:g}"
-    ax.text(0.01, 0.95, f"capacity {text}, above this scale: the demand never nears it",
-            transform=ax.transAxes, ha="left", va="top", fontsize=8)
+    ax.text(
+        0.01,
+        0.95,
+        f"capacity {text}, above this scale: the demand never nears it",
+        transform=ax.transAxes,
+        ha="left",
+        va="top",
+        fontsize=8,
+    )
 
 
 def pressure_figure(rec: Recording) -> Figure:
@@ -222,8 +269,17 @@ def _mark_events(ax: Axes, events: Sequence[Event]) -> None:
         else:
             ax.axvspan(event.t / HOUR, event.end / HOUR, color=color, alpha=0.15, linewidth=0)
             at, align = event.end, "right"
-        ax.text(at / HOUR, 1.01, f" {event.label} ", transform=edge, ha=align, va="bottom",
-                fontsize=7, color=color, clip_on=False)
+        ax.text(
+            at / HOUR,
+            1.01,
+            f" {event.label} ",
+            transform=edge,
+            ha=align,
+            va="bottom",
+            fontsize=7,
+            color=color,
+            clip_on=False,
+        )
 
 
 def _colors(events: Sequence[Event]) -> list[str]:
@@ -246,5 +302,11 @@ def _legend_on_top(fig: Figure, axes: Sequence[Axes], events: Sequence[Event], n
         else:
             entries[event_text(event)] = Patch(color=color, alpha=0.3, linewidth=0)
     if entries:
-        fig.legend(list(entries.values()), list(entries), loc="outside upper center",
-                   ncols=ncols, fontsize=8, frameon=False)
+        fig.legend(
+            list(entries.values()),
+            list(entries),
+            loc="outside upper center",
+            ncols=ncols,
+            fontsize=8,
+            frameon=False,
+        )

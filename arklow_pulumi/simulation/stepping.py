@@ -44,6 +44,7 @@ class Owner(Protocol):
 
     def demand_changed(self, run: UnitRun) -> None: ...
 
+
 @dataclass(slots=True)
 class Carry:
     """Where a target of a run that starts mid-replay takes its group's state from."""

@@ -23,9 +23,7 @@ def test_orphans_names_the_project_of_pulumi_yaml(
     assert _project_of({}) == "arklow"
 
 
-def test_orphans_refuses_a_key_given_twice(
-    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
-) -> None:
+def test_orphans_refuses_a_key_given_twice(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     (tmp_path / "Pulumi.yaml").write_text(TWICE, encoding="utf-8")
     monkeypatch.chdir(tmp_path)
     assert _project_of({}) is None

@@ -164,7 +164,10 @@ def check_policy(
     scale_actions: int,
 ) -> None:
     """``lanes``: lane → (Σ e, Σ served) in unit-ticks; capacity in unit-ticks; cost 1 everywhere."""
-    assert set(got) == {"served_ratio", "utilization", "replica_hours", "scale_actions", "lanes"} | ADDED
+    assert (
+        set(got)
+        == {"served_ratio", "utilization", "replica_hours", "scale_actions", "lanes"} | ADDED
+    )
     assert set(got["lanes"]) == set(lanes)
     for name, (demand, served) in lanes.items():
         lane = got["lanes"][name]

@@ -22,9 +22,24 @@ JSON = {"Content-Type": "application/json"}
 GOOD = b'{"lane": "a/x", "demand": 1}'
 
 BODIES = [
-    ("5,000-digit integer", b'{"reports": [{"lane": "a/x", "demand": ' + b"9" * 5000 + b"}]}", 400, "digits"),
-    ("100,000 nested lists", b'{"reports": ' + b"[" * 100_000 + b"]" * 100_000 + b"}", 400, "nested"),
-    ("key twice in an item", b'{"reports": [{"lane": "a/x", "demand": 1, "demand": 2}]}', 422, "'demand'"),
+    (
+        "5,000-digit integer",
+        b'{"reports": [{"lane": "a/x", "demand": ' + b"9" * 5000 + b"}]}",
+        400,
+        "digits",
+    ),
+    (
+        "100,000 nested lists",
+        b'{"reports": ' + b"[" * 100_000 + b"]" * 100_000 + b"}",
+        400,
+        "nested",
+    ),
+    (
+        "key twice in an item",
+        b'{"reports": [{"lane": "a/x", "demand": 1, "demand": 2}]}',
+        422,
+        "'demand'",
+    ),
     ("key twice at the top", b'{"reports": [' + GOOD + b'], "reports": []}', 422, "'reports'"),
     ("not UTF-8", b'{"reports": [{"lane": "a/\xe9", "demand": 1}]}', 400, "UTF-8"),
     ("UTF-16", '{"reports": []}'.encode("utf-16"), 400, "not JSON"),

@@ -18,7 +18,9 @@ from arklow_pulumi.supply.errors import MissingCredentials
 from tests.controller_process import ControllerProcess, eventually, store_topology
 
 TOPOLOGY = {
-    "destinations": [{"name": "search", "resources": ["gpu"], "lanes": [{"name": "i", "limit": 4}]}],
+    "destinations": [
+        {"name": "search", "resources": ["gpu"], "lanes": [{"name": "i", "limit": 4}]}
+    ],
     "pools": [
         {
             "name": "gpu",
@@ -72,8 +74,15 @@ def test_process_without_credentials_says_why_on_stderr(tmp_path: Path) -> None:
     home.mkdir()
     keep = ("PATH", "LANG", "LC_ALL", "PYTHONPATH", "VIRTUAL_ENV")
     env = {k: v for k, v in os.environ.items() if k in keep}
-    env |= {"HOME": str(home), "AWS_DEFAULT_REGION": "us-east-1", "AWS_EC2_METADATA_DISABLED": "true"}
-    env |= {"AWS_CONFIG_FILE": str(home / "none"), "AWS_SHARED_CREDENTIALS_FILE": str(home / "none")}
+    env |= {
+        "HOME": str(home),
+        "AWS_DEFAULT_REGION": "us-east-1",
+        "AWS_EC2_METADATA_DISABLED": "true",
+    }
+    env |= {
+        "AWS_CONFIG_FILE": str(home / "none"),
+        "AWS_SHARED_CREDENTIALS_FILE": str(home / "none"),
+    }
     process = ControllerProcess(tmp_path, url, env=env)
     try:
         address = process.url()

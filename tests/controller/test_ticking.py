@@ -221,7 +221,9 @@ def test_dry_run_prints_the_plan_and_resizes_nothing(setup: Setup) -> None:
     assert outcome.plan and lines == [f"tick 1: {line}" for line in outcome.plan]
     # the pool holds work (40 units on 8): it goes to what the work needs in one step
     assert "gpu-workers" in lines[0] and "1 -> 6" in lines[0]
-    assert lines == ["tick 1: would set_desired_capacity shared-gpu/gpu-workers (aws_asg:gpu-workers): 1 -> 6"]
+    assert lines == [
+        "tick 1: would set_desired_capacity shared-gpu/gpu-workers (aws_asg:gpu-workers): 1 -> 6"
+    ]
     # It still publishes what it decided (admission is served; the desired count is the plan's).
     assert outcome.published.pools["shared-gpu"].targets["gpu-workers"].desired == 6
 

@@ -43,7 +43,10 @@ print(Network([1.0], [5.0], [[(0, 1.0)]], 1).fill([5.0], [2.0]).allocation)
 
 def test_an_input_too_large_for_memory_raises_memory_error() -> None:
     result = subprocess.run(
-        [sys.executable, "-c", UNDER_A_LIMIT], capture_output=True, text=True, timeout=300,
+        [sys.executable, "-c", UNDER_A_LIMIT],
+        capture_output=True,
+        text=True,
+        timeout=300,
         check=False,
     )
     assert result.returncode == 0, (result.returncode, result.stderr[-2000:])  # not -6 (SIGABRT)
@@ -84,7 +87,9 @@ def address_space(pid: int) -> int:
 
 def test_a_signal_interrupts_a_long_copy() -> None:
     child = subprocess.Popen(
-        [sys.executable, "-c", INTERRUPTED], stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+        [sys.executable, "-c", INTERRUPTED],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
         text=True,
     )
     try:

@@ -72,7 +72,11 @@ T10 = ScalePolicy(tolerance=0.1, headroom_kept=1.0)
         (pool(10.0, 10.9), T10, "up"),  # the headroom is kept: any shortfall acts
         (pool(10.0, 10.9, capacity=10.0), T10, "up"),  # capacity serves the demand
         (pool(10.0, 12.0, capacity=9.0), T10, "held"),  # in service holds work
-        (pool(10.0, 10.6), ScalePolicy(tolerance=0.1, headroom_kept=0.5), "hold"),  # 0.6 of 1 unit of headroom
+        (
+            pool(10.0, 10.6),
+            ScalePolicy(tolerance=0.1, headroom_kept=0.5),
+            "hold",
+        ),  # 0.6 of 1 unit of headroom
         (pool(10.0, 10.4), ScalePolicy(tolerance=0.1, headroom_kept=0.5), "up"),
         (pool(10.0, 10.8), DEFAULT_POLICY, "hold"),  # the default keeps 3/4 of the headroom
         (pool(10.0, 10.7), DEFAULT_POLICY, "up"),

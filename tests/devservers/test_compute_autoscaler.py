@@ -188,8 +188,9 @@ def test_scale_in_through_the_server_and_the_binding() -> None:
         admin(server, "/_admin/clock", {"skip": 60})
         assert described() == (6, 6, 6)
         answer = admin(
-            server, "/_admin/signal", {"project": P, "region": "europe-west1",
-                                       "name": "video-autoscaler", "size": 9}
+            server,
+            "/_admin/signal",
+            {"project": P, "region": "europe-west1", "name": "video-autoscaler", "size": 9},
         )
         assert answer == {"name": "video-autoscaler", "recommendation": 9}
         assert described() == (9, 9, 6)  # its own signal runs it above Arklow's minimum

@@ -60,8 +60,14 @@ def _project_copy(tmp_path: Path) -> Path:
     for name in ("Pulumi.yaml", "__main__.py"):
         shutil.copy(REPO / name, project / name)
     shutil.copytree(REPO / "stacks", project / "stacks")
-    env = {"GIT_AUTHOR_NAME": "t", "GIT_AUTHOR_EMAIL": "t@t", "GIT_COMMITTER_NAME": "t",
-           "GIT_COMMITTER_EMAIL": "t@t", "PATH": "/usr/bin:/bin", "HOME": str(tmp_path)}
+    env = {
+        "GIT_AUTHOR_NAME": "t",
+        "GIT_AUTHOR_EMAIL": "t@t",
+        "GIT_COMMITTER_NAME": "t",
+        "GIT_COMMITTER_EMAIL": "t@t",
+        "PATH": "/usr/bin:/bin",
+        "HOME": str(tmp_path),
+    }
     for argv in (["init", "-q"], ["add", "."], ["commit", "-q", "-m", "copy"]):
         subprocess.run(["git", *argv], cwd=project, env=env, check=True, capture_output=True)
     (project / ".tools").symlink_to(REPO / ".tools")  # the engine (untracked, as in the repo)

@@ -82,8 +82,14 @@ def test_the_autoscaled_group_follows_its_minimum_down(day: tuple[Path, Any]) ->
 def test_the_pools_per_tick(day: tuple[Path, Any]) -> None:
     for tick in summary(day[0])["timeline"]:
         for name, pool in tick["pools"].items():
-            assert set(pool) == {"resource", "capacity", "demand", "pressure", "state",
-                                 "desired_replicas"}
+            assert set(pool) == {
+                "resource",
+                "capacity",
+                "demand",
+                "pressure",
+                "state",
+                "desired_replicas",
+            }
             if pool["capacity"] > 0:
                 ratio = pool["demand"] / pool["capacity"]  # of figures rounded to 3 decimals
                 assert pool["pressure"] == pytest.approx(ratio, abs=ROUNDED)

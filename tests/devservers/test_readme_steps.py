@@ -48,7 +48,9 @@ class Impostor:
                 pass
 
         try:
-            self.server: ThreadingHTTPServer | None = ThreadingHTTPServer(("127.0.0.1", 8470), Handler)
+            self.server: ThreadingHTTPServer | None = ThreadingHTTPServer(
+                ("127.0.0.1", 8470), Handler
+            )
         except OSError:  # something else holds 8470 already: the steps must not reach it either
             self.server = None
         if self.server is not None:
@@ -87,8 +89,15 @@ def test_a_taken_port_is_one_line_and_exit_2(tmp_path: Path) -> None:
         taken.listen(1)
         port = taken.getsockname()[1]
         result = subprocess.run(
-            [str(ARKLOW), "controller", "run", "--listen", f"127.0.0.1:{port}",
-             "--store", f"sqlite:///{tmp_path}/arklow.db"],
+            [
+                str(ARKLOW),
+                "controller",
+                "run",
+                "--listen",
+                f"127.0.0.1:{port}",
+                "--store",
+                f"sqlite:///{tmp_path}/arklow.db",
+            ],
             capture_output=True,
             text=True,
             timeout=120,

@@ -91,7 +91,10 @@ def test_the_layout_names_each_lanes_pools_and_the_join(recording: Recording) ->
         (JOIN_AT_S, ("shared-gpu",)),
     ]
     assert recording.lane_pools("summarize/default") == [(0.0, ("llm-quota", "shared-gpu"))]
-    assert recording.pool_members("shared-gpu")[-1] == (JOIN_AT_S, ("reports", "search", "summarize"))
+    assert recording.pool_members("shared-gpu")[-1] == (
+        JOIN_AT_S,
+        ("reports", "search", "summarize"),
+    )
     info = recording.target_info("video-encoders")
     assert info is not None and info.autoscaled and info.units_per_replica == 4
 
@@ -144,8 +147,13 @@ def test_summary_json_ticks_follow_the_join(recording: Recording) -> None:
     assert pool["pressure"] == pytest.approx(pool["demand"] / pool["capacity"])
     assert after["targets"]["video-encoders"]["autoscaled"] is True
     assert after["targets"]["gpu-workers"] | {"desired": 0, "in_service": 0} == {
-        "pool": "shared-gpu", "desired": 0, "in_service": 0, "pending": 0, "min": 1,
-        "max": 10, "autoscaled": False,
+        "pool": "shared-gpu",
+        "desired": 0,
+        "in_service": 0,
+        "pending": 0,
+        "min": 1,
+        "max": 10,
+        "autoscaled": False,
     }
 
 
@@ -231,9 +239,12 @@ def test_pools_are_in_their_resources_units(recording: Recording) -> None:
     figure = drawn(charts.pools_figure(recording))
     units = {ax.get_title(): ax.get_ylabel() for ax in visible_axes(figure)}
     assert units["pool cpu-workers (cpu) — member ingest"] == "cpu units"
-    assert units[
-        "pool shared-gpu (gpu) — members search, summarize; from 12:00 reports, search, summarize"
-    ] == "gpu units"
+    assert (
+        units[
+            "pool shared-gpu (gpu) — members search, summarize; from 12:00 reports, search, summarize"
+        ]
+        == "gpu units"
+    )
 
 
 def test_the_pressure_1_line_is_labelled_outside_the_plot(recording: Recording) -> None:
@@ -243,9 +254,9 @@ def test_the_pressure_1_line_is_labelled_outside_the_plot(recording: Recording) 
     [label] = [t for t in ax.texts if t.get_text().startswith("pressure 1")]
     assert label.get_text() == "pressure 1:\ndemand = capacity"
     assert label.get_window_extent(renderer).x0 >= ax.get_window_extent(renderer).x1
-    assert any(
-        list(line.get_ydata()) == [1.0, 1.0] for line in ax.get_lines()
-    ), "a horizontal line at 1"
+    assert any(list(line.get_ydata()) == [1.0, 1.0] for line in ax.get_lines()), (
+        "a horizontal line at 1"
+    )
 
 
 # -- the page ------------------------------------------------------------------------------------

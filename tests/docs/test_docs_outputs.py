@@ -17,7 +17,9 @@ REPO = Path(__file__).resolve().parents[2]
 
 
 def _tool() -> ModuleType:
-    spec = importlib.util.spec_from_file_location("docs_outputs", REPO / "tools" / "docs_outputs.py")
+    spec = importlib.util.spec_from_file_location(
+        "docs_outputs", REPO / "tools" / "docs_outputs.py"
+    )
     assert spec is not None and spec.loader is not None
     module = importlib.util.module_from_spec(spec)
     sys.modules[spec.name] = module

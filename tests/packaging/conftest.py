@@ -33,8 +33,13 @@ def run(
     timeout: float = BUILD_TIMEOUT,
 ) -> subprocess.CompletedProcess[str]:
     result = subprocess.run(
-        [str(a) for a in args], cwd=cwd, env=dict(env) if env is not None else None,
-        capture_output=True, text=True, timeout=timeout, check=False,
+        [str(a) for a in args],
+        cwd=cwd,
+        env=dict(env) if env is not None else None,
+        capture_output=True,
+        text=True,
+        timeout=timeout,
+        check=False,
     )
     assert result.returncode == 0, (
         f"{' '.join(map(str, args))} exited {result.returncode}\n"
@@ -51,7 +56,8 @@ def base_python() -> Path:
 def clean_env(**extra: str) -> dict[str, str]:
     """This process's environment without what points into the repository or its venv."""
     env = {
-        k: v for k, v in os.environ.items()
+        k: v
+        for k, v in os.environ.items()
         if not k.startswith(("PIP_", "PYTHON", "VIRTUAL_ENV", "ARKLOW_", "PULUMI_"))
     }
     keep = [p for p in env.get("PATH", "").split(os.pathsep) if p and not p.startswith(str(REPO))]
@@ -85,18 +91,53 @@ def index(tmp_path_factory: pytest.TempPathFactory) -> Index:
     made = Index(root / "deps", root / "wheel", root / "sdist", root / "cargo-target")
     env = clean_env(CARGO_TARGET_DIR=str(made.cargo_target))
     pip = [sys.executable, "-m", "pip"]
-    run([*pip, "download", "--quiet", "--only-binary=:all:", "--dest", made.deps,
-         "maturin>=1.8,<2"], REPO, env)
+    run(
+        [
+            *pip,
+            "download",
+            "--quiet",
+            "--only-binary=:all:",
+            "--dest",
+            made.deps,
+            "maturin>=1.8,<2",
+        ],
+        REPO,
+        env,
+    )
     tools = root / "tools"
     run([base_python(), "-m", "venv", tools], root, env)
-    run([tools / "bin" / "pip", "install", "--quiet", "--no-index", "--find-links", made.deps,
-         "maturin"], root, env)
+    run(
+        [
+            tools / "bin" / "pip",
+            "install",
+            "--quiet",
+            "--no-index",
+            "--find-links",
+            made.deps,
+            "maturin",
+        ],
+        root,
+        env,
+    )
     maturin = tools / "bin" / "maturin"
     run([maturin, "build", "--release", "--out", made.wheel], REPO, env)
     run([maturin, "sdist", "--out", made.sdist], REPO, env)
     (wheel,) = made.wheel.glob("*.whl")
-    run([*pip, "download", "--quiet", "--only-binary=:all:", "--dest", made.deps,
-         "--find-links", made.wheel, f"{wheel}[{EXTRAS}]"], REPO, env)
+    run(
+        [
+            *pip,
+            "download",
+            "--quiet",
+            "--only-binary=:all:",
+            "--dest",
+            made.deps,
+            "--find-links",
+            made.wheel,
+            f"{wheel}[{EXTRAS}]",
+        ],
+        REPO,
+        env,
+    )
     for ours in made.deps.glob("arklow_pulumi-*"):
         ours.unlink()  # the index of dependencies holds none of the package's own builds
     return made

@@ -27,7 +27,9 @@ pytestmark = [pytest.mark.packaging, pytest.mark.e2e]
 WORKFLOW = REPO / "examples" / "ci" / "capacity-what-if.yml"
 QUIET = "lane quiet/q: held share 0.00% -> 37.50%"
 ACTIONS = [
-    "actions/checkout@v4", "actions/setup-python@v5", "actions/setup-go@v5",
+    "actions/checkout@v4",
+    "actions/setup-python@v5",
+    "actions/setup-go@v5",
     "actions/github-script@v7",
 ]
 
@@ -84,9 +86,15 @@ class Runner:
             "github.event.pull_request.number": "7",
         }
         for stack in ("dev", "same"):  # the stacks exist in the backend, as in a real project
-            run([PULUMI, "stack", "init", stack, "--non-interactive"], self.checkout,
-                {**self.env, "PULUMI_BACKEND_URL": self.secrets["secrets.PULUMI_BACKEND_URL"],
-                 "PULUMI_CONFIG_PASSPHRASE": ""})
+            run(
+                [PULUMI, "stack", "init", stack, "--non-interactive"],
+                self.checkout,
+                {
+                    **self.env,
+                    "PULUMI_BACKEND_URL": self.secrets["secrets.PULUMI_BACKEND_URL"],
+                    "PULUMI_CONFIG_PASSPHRASE": "",
+                },
+            )
         self.jobs = 0
         self.document = yaml.safe_load(WORKFLOW.read_text())
         (self.job_document,) = self.document["jobs"].values()
@@ -105,7 +113,9 @@ class Runner:
         for name in ("whatif.md", "whatif.err", "comment.md"):  # preview.txt: the last preview's
             (self.checkout / name).unlink(missing_ok=True)
         self.jobs += 1
-        return Job(self.job_document, self.checkout, self.root / f"job-{self.jobs}", values, self.env)
+        return Job(
+            self.job_document, self.checkout, self.root / f"job-{self.jobs}", values, self.env
+        )
 
     def read(self, name: str) -> str:
         return (self.checkout / name).read_text()
@@ -141,19 +151,31 @@ def test_the_install_step_is_one_pip_install_of_the_package_with_its_kernel(
     runner: Runner, flagged: tuple[Job, list[str]]
 ) -> None:
     python = runner.checkout / ".venv" / "bin" / "python"
-    probe = "import arklow_pulumi.core._kernel as k, pulumi_policy, psycopg, google.cloud.compute_v1"
+    probe = (
+        "import arklow_pulumi.core._kernel as k, pulumi_policy, psycopg, google.cloud.compute_v1"
+    )
     run([python, "-c", probe], runner.root, runner.env)
-    check = subprocess.run([python, "-m", "pip", "check"], capture_output=True, text=True,
-                           env=runner.env, timeout=120, check=False)
+    check = subprocess.run(
+        [python, "-m", "pip", "check"],
+        capture_output=True,
+        text=True,
+        env=runner.env,
+        timeout=120,
+        check=False,
+    )
     assert check.returncode == 0, check.stdout
 
 
-def test_the_preview_reports_the_starved_lane(runner: Runner, flagged: tuple[Job, list[str]]) -> None:
+def test_the_preview_reports_the_starved_lane(
+    runner: Runner, flagged: tuple[Job, list[str]]
+) -> None:
     preview = runner.read("preview.txt")
     assert "capacity-what-if" in preview and QUIET in preview, preview[-3000:]
 
 
-def test_whatif_exit_3_the_report_and_the_comment(runner: Runner, flagged: tuple[Job, list[str]]) -> None:
+def test_whatif_exit_3_the_report_and_the_comment(
+    runner: Runner, flagged: tuple[Job, list[str]]
+) -> None:
     job, _ = flagged
     assert job.steps["whatif"].outputs == {"code": "3"}
     report = runner.read("whatif.md")
@@ -169,7 +191,9 @@ def test_whatif_exit_3_the_report_and_the_comment(runner: Runner, flagged: tuple
 WHATIF_STEPS = {"arklow what-if", "Build the comment"}
 
 
-def test_whatif_exit_0_when_nothing_is_flagged(runner: Runner, flagged: tuple[Job, list[str]]) -> None:
+def test_whatif_exit_0_when_nothing_is_flagged(
+    runner: Runner, flagged: tuple[Job, list[str]]
+) -> None:
     job = runner.job("same", runner.store("unchanged", history=True))
     job.path = flagged[0].path  # the install step's additions to PATH, and the preview's outcome
     job.steps["preview"] = flagged[0].steps["preview"]
@@ -179,7 +203,9 @@ def test_whatif_exit_0_when_nothing_is_flagged(runner: Runner, flagged: tuple[Jo
     assert runner.read("comment.md").startswith("<!-- arklow-what-if:same -->\n")
 
 
-def test_whatif_exit_2_is_one_line_in_the_comment(runner: Runner, flagged: tuple[Job, list[str]]) -> None:
+def test_whatif_exit_2_is_one_line_in_the_comment(
+    runner: Runner, flagged: tuple[Job, list[str]]
+) -> None:
     job = runner.job("dev", runner.store("no-history", history=False))
     job.path = flagged[0].path
     job.steps["preview"] = flagged[0].steps["preview"]

@@ -30,7 +30,9 @@ EXAMPLES = REPO / "examples"
 
 
 @pytest.fixture(scope="module", params=["wheel", "sdist"])
-def venv(request: pytest.FixtureRequest, index: Index, tmp_path_factory: pytest.TempPathFactory) -> Path:
+def venv(
+    request: pytest.FixtureRequest, index: Index, tmp_path_factory: pytest.TempPathFactory
+) -> Path:
     """A fresh virtualenv with the package installed from the wheel, or built from the sdist."""
     links = index.wheel if request.param == "wheel" else index.sdist
     root = tmp_path_factory.mktemp(f"installed-{request.param}")
@@ -72,8 +74,15 @@ def test_the_package_and_its_kernel_come_from_the_venv(venv: Path, away: Path) -
 
 def test_allocate(venv: Path, away: Path) -> None:
     out = arklow(
-        venv, away, "allocate", "--topology", str(EXAMPLES / "topology.yaml"),
-        "--demand", str(EXAMPLES / "demand.yaml"), "--format", "json",
+        venv,
+        away,
+        "allocate",
+        "--topology",
+        str(EXAMPLES / "topology.yaml"),
+        "--demand",
+        str(EXAMPLES / "demand.yaml"),
+        "--format",
+        "json",
     )
     demand = yaml.safe_load((EXAMPLES / "demand.yaml").read_text())["lanes"]
     lanes = json.loads(out)["lanes"]
@@ -84,9 +93,19 @@ def test_allocate(venv: Path, away: Path) -> None:
 def test_simulate(venv: Path, away: Path) -> None:
     traces = EXAMPLES / "traces"
     out = arklow(
-        venv, away, "simulate", "--topology", str(traces / "gpu_day.yaml"),
-        "--trace", str(traces / "gpu_day.csv"), "--policies", "arklow,static", "--jobs", "1",
-        "--format", "json",
+        venv,
+        away,
+        "simulate",
+        "--topology",
+        str(traces / "gpu_day.yaml"),
+        "--trace",
+        str(traces / "gpu_day.csv"),
+        "--policies",
+        "arklow,static",
+        "--jobs",
+        "1",
+        "--format",
+        "json",
     )
     assert json.loads(out)  # the comparison, one entry per policy
 
@@ -95,7 +114,9 @@ def test_store_upgrade_on_a_fresh_sqlite_file(venv: Path, away: Path) -> None:
     store = away / "fresh.db"
     arklow(venv, away, "store", "upgrade", "--store", f"sqlite:///{store}")
     assert store.is_file()
-    arklow(venv, away, "store", "upgrade", "--store", f"sqlite:///{store}")  # at head: nothing to do
+    arklow(
+        venv, away, "store", "upgrade", "--store", f"sqlite:///{store}"
+    )  # at head: nothing to do
 
 
 @pytest.fixture
@@ -115,8 +136,12 @@ def example(venv: Path, away: Path) -> Iterator[Stack]:
 def test_pulumi_preview_of_an_example(example: Stack) -> None:
     planned = arklow_steps(example.preview())
     assert {(op, kind) for op, kind, _ in planned} == {
-        ("create", "Pool"), ("create", "Destination"), ("create", "PoolMembership")
+        ("create", "Pool"),
+        ("create", "Destination"),
+        ("create", "PoolMembership"),
     }
     assert {name for _, kind, name in planned if kind == "Destination"} == {
-        "search", "summarize", "embeddings"
+        "search",
+        "summarize",
+        "embeddings",
     }

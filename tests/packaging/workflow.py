@@ -50,7 +50,9 @@ class Job:
         if step:
             done = self.steps[step.group(1)]
             return done.outcome if step.group(3) is None else done.outputs.get(step.group(3), "")
-        raise AssertionError(f"the workflow uses an expression the test does not know: {expression}")
+        raise AssertionError(
+            f"the workflow uses an expression the test does not know: {expression}"
+        )
 
     def expand(self, text: str) -> str:
         return EXPRESSION.sub(lambda m: self.value(m.group(1)), text)
@@ -98,8 +100,13 @@ class Job:
         script = files / "script.sh"
         script.write_text(self.expand(str(step["run"])))
         result = subprocess.run(
-            ["bash", "-e", str(script)], cwd=self.checkout, env=env, capture_output=True,
-            text=True, timeout=3600, check=False,
+            ["bash", "-e", str(script)],
+            cwd=self.checkout,
+            env=env,
+            capture_output=True,
+            text=True,
+            timeout=3600,
+            check=False,
         )
         self.path[:0] = reversed(github_path.read_text().splitlines())
         outputs = dict(

@@ -43,9 +43,7 @@ ACCEPTED: dict[str, Callable[[], pulumi.CustomResource]] = {
     "pool args by keyword": lambda: Pool("p", args=PoolArgs("gpu", 3), opts=PROTECT),
     "pool fields": lambda: Pool("p", opts=PROTECT, resource="gpu", capacity=3),
     "pool positional fields": lambda: Pool("p", "gpu", 3, opts=PROTECT),
-    "destination args": lambda: Destination(
-        "p", DestinationArgs(["gpu"], [Lane("l", 1)]), PROTECT
-    ),
+    "destination args": lambda: Destination("p", DestinationArgs(["gpu"], [Lane("l", 1)]), PROTECT),
     "destination fields": lambda: Destination(
         "p", resources=["gpu"], lanes=[Lane("l", 1)], opts=PROTECT
     ),

@@ -61,14 +61,29 @@ class Checkout:
         }
         return subprocess.run(
             [str(self.repo / "scripts" / "install-promtool")],
-            env=env, capture_output=True, text=True, timeout=60, check=False,
+            env=env,
+            capture_output=True,
+            text=True,
+            timeout=60,
+            check=False,
         )
 
     def commands(self) -> Path:
         commands = self.repo.parent / "commands"
         if not commands.exists():
             commands.mkdir()
-            for name in ("bash", "sh", "env", "dirname", "sed", "sort", "head", "mkdir", "ln", "chmod"):
+            for name in (
+                "bash",
+                "sh",
+                "env",
+                "dirname",
+                "sed",
+                "sort",
+                "head",
+                "mkdir",
+                "ln",
+                "chmod",
+            ):
                 found = shutil.which(name)
                 assert found, name
                 (commands / name).symlink_to(found)
@@ -106,7 +121,12 @@ def test_without_one_debians_package_is_installed_first(checkout: Checkout) -> N
 
 
 @pytest.mark.parametrize(
-    "line", ["promtool, version 2.30.3 (branch: HEAD)", "promtool, version v0.316.0 (branch: )", "nonsense"]
+    "line",
+    [
+        "promtool, version 2.30.3 (branch: HEAD)",
+        "promtool, version v0.316.0 (branch: )",
+        "nonsense",
+    ],
 )
 def test_one_too_old_is_refused_in_one_line(checkout: Checkout, line: str) -> None:
     old = checkout.put_promtool(line)
@@ -141,5 +161,7 @@ def test_a_failed_package_install_fails_the_script(checkout: Checkout) -> None:
     )
     result = checkout.run()
     assert result.returncode == 1
-    assert result.stderr.splitlines()[-1] == "install-system-deps: missing Debian packages: prometheus"
+    assert (
+        result.stderr.splitlines()[-1] == "install-system-deps: missing Debian packages: prometheus"
+    )
     assert not checkout.link.exists()

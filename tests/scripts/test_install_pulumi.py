@@ -24,7 +24,7 @@ from tests.scripts.install_sandbox import (
 )
 
 VERSION = "v3.260.0"
-GO_ANSWERS = r'''elif args[:2] == ["mod", "download"] and "-json" in args:
+GO_ANSWERS = r"""elif args[:2] == ["mod", "download"] and "-json" in args:
     module = args[-1].split("@")
     print(json.dumps({"Path": module[0], "Version": module[1], "Dir": os.environ["FAKE_SDK"],
                       "GoMod": "/dev/null"}, indent="\t"))
@@ -38,7 +38,7 @@ elif args[0] == "install":
     with open(path, "w") as out:
         out.write(f'#!/bin/sh\n[ "$1" = version ] && echo {version}\nexit 0\n')
     os.chmod(path, 0o755)
-'''
+"""
 
 
 @pytest.fixture
@@ -73,7 +73,10 @@ def test_a_first_build_shows_each_phase_and_a_heartbeat(box: Sandbox) -> None:
     lines = err.splitlines()
     starts = [line for line in lines if line.startswith("install-pulumi: [")]
     assert [line.split("]")[0] for line in starts] == [
-        "install-pulumi: [1/4", "install-pulumi: [2/4", "install-pulumi: [3/4", "install-pulumi: [4/4"
+        "install-pulumi: [1/4",
+        "install-pulumi: [2/4",
+        "install-pulumi: [3/4",
+        "install-pulumi: [4/4",
     ]
     assert "compiling the pulumi CLI" in starts[1]
     assert any("still compiling the pulumi CLI:" in line and "so far" in line for line in lines)

@@ -10,7 +10,11 @@ from tests.e2e.pulumi_cli import REPO
 def recipe(target: str) -> str:
     """The commands ``make TARGET`` would run from scratch (-B: as if nothing were made)."""
     result = subprocess.run(
-        ["make", "-n", "-B", target], cwd=REPO, capture_output=True, text=True, timeout=60,
+        ["make", "-n", "-B", target],
+        cwd=REPO,
+        capture_output=True,
+        text=True,
+        timeout=60,
         check=True,
     )
     return result.stdout

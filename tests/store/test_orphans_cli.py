@@ -63,7 +63,11 @@ def test_lists_and_deletes_what_the_state_does_not_hold(store: Store, tmp_path: 
         ("pool", "p"),
         ("destination", "b"),
     ]
-    assert set(svc.stored_topology(store).destinations) == {"a", "b", "c"}  # listing changes nothing
+    assert set(svc.stored_topology(store).destinations) == {
+        "a",
+        "b",
+        "c",
+    }  # listing changes nothing
 
     deleted = run("--store", store.url, "--state", str(state), "--delete")
     assert deleted.exit_code == 0, deleted.output

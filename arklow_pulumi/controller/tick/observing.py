@@ -52,9 +52,7 @@ class LaneDemand:
     stale: frozenset[str]
 
 
-def fresh_demand(
-    topo: Topology, fresh: dict[str, float], stale: dict[str, float]
-) -> LaneDemand:
+def fresh_demand(topo: Topology, fresh: dict[str, float], stale: dict[str, float]) -> LaneDemand:
     """From each lane's latest report, split into fresh and stale (lane -> demand). Reports of
     lanes the topology does not hold are left out; ``fresh`` itself is used (and so changed)
     when it has none."""

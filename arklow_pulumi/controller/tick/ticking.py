@@ -473,4 +473,3 @@ class Controller:
         """How far back recommendations matter: the longest scale-down window, and a tick."""
         policies = [p.scale_policy for p in topo.pools.values()]
         return retention_s(policies) + self.settings.interval_s
-
