@@ -33,7 +33,7 @@ from weakref import WeakKeyDictionary
 
 from arklow_pulumi.core.errors import InvalidInput, Problem
 from arklow_pulumi.core.filling import Network, network
-from arklow_pulumi.core.limits import MAX_UNITS
+from arklow_pulumi.core.limits import DEFAULT_COST, MAX_UNITS
 from arklow_pulumi.core.scaling import PoolSizings, desired_for_pools, pool_sizings
 from arklow_pulumi.core.topology import Pool, Topology
 
@@ -194,13 +194,15 @@ def _compile_lanes(topo: Topology, pool_index: Mapping[str, int]) -> CompiledLan
     for dest in topo.destinations.values():
         prefix = f"{dest.name}/"  # lane_key(destination, lane), made once per destination
         dest_pools = [(pool_index[memberships[(dest.name, r)]], r) for r in dest.resources]
-        uniform = tuple([(p, 1.0) for p, _r in dest_pools])  # a lane without costs
+        uniform = tuple([(p, DEFAULT_COST) for p, _r in dest_pools])  # a lane without costs
         for lane in dest.lanes:
             add_key(prefix + lane.name)
             add_weight(lane.weight)
             add_limit(lane.limit)
             cost = lane.cost
-            incidences = tuple([(p, cost.get(r, 1.0)) for p, r in dest_pools]) if cost else uniform
+            incidences = (
+                tuple([(p, cost.get(r, DEFAULT_COST)) for p, r in dest_pools]) if cost else uniform
+            )
             add_incidences(incidences)
     return (
         tuple(lane_keys),

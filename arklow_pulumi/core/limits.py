@@ -43,6 +43,9 @@ MAX_HEADROOM = 100.0
 TargetKind = Literal["aws_asg", "gcp_mig"]
 TARGET_KINDS: tuple[TargetKind, ...] = ("aws_asg", "gcp_mig")
 DEFAULT_HEADROOM = 0.1
+# A lane's weight when none is given, and its cost of a resource its ``cost`` does not name.
+DEFAULT_WEIGHT = 1.0
+DEFAULT_COST = 1.0
 
 
 def name_problem(value: str) -> str | None:

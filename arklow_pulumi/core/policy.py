@@ -40,6 +40,9 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from typing import Literal, NamedTuple, get_args
 
+from arklow_pulumi.core.fields import table_field
+from arklow_pulumi.core.limits import fraction_problem, percent_problem, step_problem, units_problem
+
 Reason = Literal[
     "no-members",
     "held-work",
@@ -68,13 +71,13 @@ class ScalePolicy:
     for scale-down, as HPA does.
     """
 
-    max_step_up: int = 4
-    max_step_up_percent: float = 100.0
-    scale_down_window_s: float = 300.0
-    max_step_down: int = 1
-    max_step_down_percent: float = 100.0
-    tolerance: float = 0.1
-    headroom_kept: float = 0.75
+    max_step_up: int = table_field("count", default=4, rule=step_problem)
+    max_step_up_percent: float = table_field("number", default=100.0, rule=units_problem)
+    scale_down_window_s: float = table_field("number", default=300.0, rule=units_problem)
+    max_step_down: int = table_field("count", default=1, rule=step_problem)
+    max_step_down_percent: float = table_field("number", default=100.0, rule=percent_problem)
+    tolerance: float = table_field("number", default=0.1, rule=fraction_problem)
+    headroom_kept: float = table_field("number", default=0.75, rule=fraction_problem)
 
     def step_up_limit(self, current: int) -> int:
         return max(self.max_step_up, math.ceil(current * self.max_step_up_percent / 100.0))

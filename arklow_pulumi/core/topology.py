@@ -6,22 +6,84 @@ A :class:`Topology` is a point-in-time snapshot. Every change goes through
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Mapping
+from collections.abc import Iterable, Iterator, Mapping
 from dataclasses import dataclass, field
 from functools import cached_property
 from types import MappingProxyType
-from typing import TypeVar
+from typing import Any, TypeVar
 
-from arklow_pulumi.core.limits import DEFAULT_HEADROOM, TargetKind
+from arklow_pulumi.core.fields import table_field
+from arklow_pulumi.core.limits import (
+    DEFAULT_COST,
+    DEFAULT_HEADROOM,
+    DEFAULT_WEIGHT,
+    TargetKind,
+    capacity_problem,
+    count_problem,
+    factor_problem,
+    headroom_problem,
+    units_per_replica_problem,
+    units_problem,
+)
 from arklow_pulumi.core.policy import DEFAULT_POLICY, ScalePolicy
 
-EMPTY: Mapping[str, float] = MappingProxyType({})
 K = TypeVar("K")
 V = TypeVar("V")
 
 
+class FrozenMap(Mapping[K, V]):
+    """A read-only mapping that is compared and hashed by its items, so the values that hold one
+    (a lane's ``cost``, a destination's ``standalone_capacity``) are keys themselves."""
+
+    __slots__ = ("_hash", "_items")
+
+    def __init__(self, items: Mapping[K, V] | Iterable[tuple[K, V]] = ()) -> None:
+        self._items: dict[K, V] = dict(items)
+        self._hash: int | None = None
+
+    def __getitem__(self, key: K) -> V:
+        return self._items[key]
+
+    def __iter__(self) -> Iterator[K]:
+        return iter(self._items)
+
+    def __len__(self) -> int:
+        return len(self._items)
+
+    def __contains__(self, key: object) -> bool:
+        return key in self._items
+
+    def get(self, key: K, default: Any = None) -> Any:
+        return self._items.get(key, default)
+
+    def keys(self) -> Any:
+        return self._items.keys()
+
+    def items(self) -> Any:
+        return self._items.items()
+
+    def values(self) -> Any:
+        return self._items.values()
+
+    def __eq__(self, other: object) -> bool:
+        if isinstance(other, FrozenMap):
+            return self._items == other._items
+        return isinstance(other, Mapping) and self._items == dict(other)
+
+    def __hash__(self) -> int:
+        if self._hash is None:
+            self._hash = hash(frozenset(self._items.items()))
+        return self._hash
+
+    def __repr__(self) -> str:
+        return f"FrozenMap({self._items!r})"
+
+
+EMPTY: Mapping[str, float] = FrozenMap()
+
+
 def frozen_map(items: Mapping[K, V] | Iterable[tuple[K, V]] = ()) -> Mapping[K, V]:
-    return MappingProxyType(dict(items))
+    return FrozenMap(items)
 
 
 def standalone_pool_name(destination: str, resource: str) -> str:
@@ -36,37 +98,39 @@ def lane_key(destination: str, lane: str) -> str:
 class Lane:
     """One stream of work into a destination. ``cost`` maps resource to units per unit of work."""
 
-    destination: str
-    name: str
-    limit: float
-    weight: float = 1.0
-    cost: Mapping[str, float] = field(default_factory=frozen_map)
+    destination: str = table_field("parent")
+    name: str = table_field("key")
+    limit: float = table_field("number", rule=units_problem)
+    weight: float = table_field("number", default=DEFAULT_WEIGHT, rule=factor_problem)
+    cost: Mapping[str, float] = table_field("costs", default=EMPTY, rule=factor_problem)
 
     @property
     def key(self) -> str:
         return lane_key(self.destination, self.name)
 
     def cost_of(self, resource: str) -> float:
-        return self.cost.get(resource, 1.0)
+        return self.cost.get(resource, DEFAULT_COST)
 
 
 @dataclass(frozen=True, slots=True)
 class Destination:
-    name: str
-    resources: tuple[str, ...] = ()
-    lanes: tuple[Lane, ...] = ()
-    standalone_capacity: Mapping[str, float] = field(default_factory=frozen_map)
+    name: str = table_field("key")
+    resources: tuple[str, ...] = table_field("names", default=())
+    lanes: tuple[Lane, ...] = table_field("owned", default=())
+    standalone_capacity: Mapping[str, float] = table_field(
+        "amounts", default=EMPTY, rule=capacity_problem
+    )
 
 
 @dataclass(frozen=True, slots=True)
 class GroupRef:
     """Where a target's group lives: ASG (name, region) or MIG (project, zone or region, name)."""
 
-    kind: TargetKind
-    name: str
-    region: str | None = None
-    zone: str | None = None
-    project: str | None = None
+    kind: TargetKind = table_field("kind")
+    name: str = table_field("name", column="group_name")
+    region: str | None = table_field("optional_name", default=None)
+    zone: str | None = table_field("optional_name", default=None)
+    project: str | None = table_field("optional_name", default=None)
 
     def sort_key(self) -> tuple[str, str, str, str, str]:
         return (self.kind, self.project or "", self.region or "", self.zone or "", self.name)
@@ -85,13 +149,13 @@ class GroupRef:
 class ScaleTarget:
     """A group whose replica count changes a pool's supply; ``replicas`` is its current count."""
 
-    name: str
-    group: GroupRef
-    min_replicas: int
-    max_replicas: int
-    units_per_replica: float
-    replicas: int
-    override_policies: bool = False
+    name: str = table_field("key")
+    group: GroupRef = table_field("group")
+    min_replicas: int = table_field("count", rule=count_problem)
+    max_replicas: int = table_field("count", rule=count_problem)
+    units_per_replica: float = table_field("number", rule=units_per_replica_problem)
+    replicas: int = table_field("observed", rule=count_problem)
+    override_policies: bool = table_field("flag", default=False)
 
     @property
     def kind(self) -> TargetKind:
@@ -107,13 +171,13 @@ class ScaleTarget:
 class Pool:
     """One supply of one resource. ``owner`` is set on a destination's standalone pool."""
 
-    name: str
-    resource: str
-    capacity: float = 0.0
-    headroom: float = DEFAULT_HEADROOM
-    scale_targets: tuple[ScaleTarget, ...] = ()
-    owner: str | None = None
-    scale_policy: ScalePolicy = DEFAULT_POLICY
+    name: str = table_field("key")
+    resource: str = table_field("name")
+    capacity: float = table_field("number", default=0.0, rule=capacity_problem)
+    headroom: float = table_field("number", default=DEFAULT_HEADROOM, rule=headroom_problem)
+    scale_targets: tuple[ScaleTarget, ...] = table_field("related", default=())
+    owner: str | None = table_field("rules", default=None)
+    scale_policy: ScalePolicy = table_field("policy", default=DEFAULT_POLICY)
 
     @property
     def total_capacity(self) -> float:

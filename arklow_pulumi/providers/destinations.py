@@ -6,6 +6,8 @@ from typing import Any
 
 from pulumi.dynamic import CheckResult, CreateResult, DiffResult, UpdateResult
 
+from arklow_pulumi.core.fields import declared
+from arklow_pulumi.core.topology import Destination
 from arklow_pulumi.core.validating import destination_problems
 from arklow_pulumi.providers.diffing import diff_inputs
 from arklow_pulumi.providers.inputs import check_model, parse_in_topology
@@ -15,34 +17,27 @@ from arklow_pulumi.providers.storing import (
     stored_name,
 )
 from arklow_pulumi.reading.spec import DestinationSpec, destination_from_spec
-from arklow_pulumi.topology_documents import destination_document
+from arklow_pulumi.topology_documents import destination_document, value_from_document
 
-INPUTS = ("arklow_name", "resources", "lanes", "standalone_capacity")
+# The resource's inputs: its Arklow name and the fields a destination declares (core.fields).
+FIELDS = tuple(f.name for f in declared(Destination))
+INPUTS = ("arklow_name", *FIELDS)
 IDENTITY = ("arklow_name",)
 
 
-def spec_of(props: dict[str, Any]) -> DestinationSpec:
-    return DestinationSpec.model_validate(_raw(props))
-
-
 def _raw(props: dict[str, Any]) -> dict[str, Any]:
-    return {
-        "name": props.get("arklow_name"),
-        "resources": props.get("resources"),
-        "lanes": props.get("lanes"),
-        "standalone_capacity": props.get("standalone_capacity"),
-    }
+    return {"name": props.get("arklow_name"), **{name: props.get(name) for name in FIELDS}}
 
 
 def _normalized(spec: DestinationSpec) -> dict[str, Any]:
-    data = spec.model_dump()
-    return {
-        "arklow_name": spec.name,
-        "resources": data["resources"],
-        # An empty cost is no cost (the default, 1 per unit), as the outputs say: one shape.
-        "lanes": [{**lane, "cost": lane.get("cost") or None} for lane in data["lanes"]],
-        "standalone_capacity": data["standalone_capacity"],
-    }
+    # An empty cost is no cost (the default, 1 per unit), as the outputs say: one shape.
+    return {"arklow_name": spec.name, **destination_document(destination_from_spec(spec))}
+
+
+def destination_of(checked: dict[str, Any]) -> Destination:
+    """The destination that inputs returned by :meth:`DestinationProvider.check` describe:
+    checked there, so this only converts; the store's rule checks it once more."""
+    return value_from_document(Destination, {**checked, "name": checked["arklow_name"]})
 
 
 class DestinationProvider(NamedObjectProvider):
@@ -51,7 +46,7 @@ class DestinationProvider(NamedObjectProvider):
             lambda raw: parse_in_topology(DestinationSpec, "destinations", raw),
             _raw(news),
             news,
-            lambda spec: destination_problems(destination_from_spec(spec)),
+            lambda spec: destination_problems(destination_from_spec(spec), fields_checked=True),
             _normalized,
         )
 
@@ -59,7 +54,7 @@ class DestinationProvider(NamedObjectProvider):
         return diff_inputs(olds, news, INPUTS, IDENTITY)
 
     def create(self, props: dict[str, Any]) -> CreateResult:
-        dest = destination_from_spec(spec_of(props))
+        dest = destination_of(props)
         return self.created(
             props,
             lambda store, claim: service.destination_view(
@@ -68,7 +63,7 @@ class DestinationProvider(NamedObjectProvider):
         )
 
     def update(self, id_: str, _olds: dict[str, Any], news: dict[str, Any]) -> UpdateResult:
-        dest = destination_from_spec(spec_of(news))
+        dest = destination_of(news)
         return self.updated(
             id_,
             news,

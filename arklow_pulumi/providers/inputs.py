@@ -75,7 +75,10 @@ def parse_in_topology(
         document = {"pools": [{**parent, collection: [dict(raw)]}]}
     spec = parse_model(TopologySpec, document, "topology")
     found = getattr(spec, collection) if parent is None else spec.pools[0].scale_targets
-    return model.model_validate(found[0].model_dump())
+    parsed = found[0]
+    if not isinstance(parsed, model):
+        raise TypeError(f"{collection} of a topology are not {model.__name__}")
+    return parsed
 
 
 def check_model(

@@ -7,7 +7,9 @@ from typing import Any
 
 from pulumi.dynamic import CheckResult, CreateResult, DiffResult, UpdateResult
 
-from arklow_pulumi.core.policy import policy_document
+from arklow_pulumi.core.fields import declared, table
+from arklow_pulumi.core.policy import ScalePolicy
+from arklow_pulumi.core.topology import Pool
 from arklow_pulumi.core.validating import pool_problems
 from arklow_pulumi.providers.diffing import diff_inputs
 from arklow_pulumi.providers.inputs import check_model, integral, parse_in_topology
@@ -16,42 +18,34 @@ from arklow_pulumi.providers.storing import (
     service,
     stored_name,
 )
-from arklow_pulumi.reading.spec import PoolSpec, policy_from_spec, pool_from_spec
-from arklow_pulumi.topology_documents import POOL_FIELDS, picked, pool_document
+from arklow_pulumi.reading.spec import PoolSpec, pool_from_spec
+from arklow_pulumi.topology_documents import pool_document, value_from_document
 
-INPUTS = ("arklow_name", "resource", "capacity", "headroom", "scale_policy")
-STEPS = ("max_step_up", "max_step_down")
+# The resource's inputs: its Arklow name and the fields a pool declares (core.fields).
+FIELDS = tuple(f.name for f in declared(Pool))
+INPUTS = ("arklow_name", *FIELDS)
 IDENTITY = ("arklow_name", "resource")
+_COUNTS = {f.name for f in table(ScalePolicy) if f.form == "count"}
 
 
 def _raw(props: dict[str, Any]) -> dict[str, Any]:
-    return {
-        "name": props.get("arklow_name"),
-        "resource": props.get("resource"),
-        "capacity": props.get("capacity"),
-        "headroom": props.get("headroom"),
-        "scale_policy": _policy_raw(props.get("scale_policy")),
-    }
-
-
-def _policy_raw(value: Any) -> Any:
-    """The engine sends numbers as floats; the step counts are checked as integers."""
-    if not isinstance(value, Mapping):
-        return value
-    return {k: integral(v) if k in STEPS else v for k, v in value.items()}
+    """The inputs as a pool of a topology file (the engine sends the step counts as floats)."""
+    raw = {"name": props.get("arklow_name"), **{name: props.get(name) for name in FIELDS}}
+    policy = raw.get("scale_policy")
+    if isinstance(policy, Mapping):
+        raw["scale_policy"] = {k: integral(v) if k in _COUNTS else v for k, v in policy.items()}
+    return raw
 
 
 def _normalized(spec: PoolSpec) -> dict[str, Any]:
-    return {
-        "arklow_name": spec.name,
-        **picked(spec, POOL_FIELDS),
-        "scale_policy": policy_document(policy_from_spec(spec.scale_policy)),
-    }
+    return {"arklow_name": spec.name, **pool_document(pool_from_spec(spec))}
 
 
-def _pool(props: dict[str, Any]) -> Any:
-    raw = {k: v for k, v in _raw(props).items() if v is not None}
-    return pool_from_spec(PoolSpec.model_validate(raw))
+def _pool(checked: dict[str, Any]) -> Pool:
+    """The pool that inputs returned by :meth:`PoolProvider.check` describe: checked there (the
+    engine hands ``create``/``update`` exactly those), so this only converts; the store's rule
+    checks the pool once more in its own transaction, against the topology it joins."""
+    return value_from_document(Pool, {**checked, "name": checked["arklow_name"]})
 
 
 class PoolProvider(NamedObjectProvider):
@@ -62,7 +56,7 @@ class PoolProvider(NamedObjectProvider):
             lambda raw: parse_in_topology(PoolSpec, "pools", raw),
             _raw(news),
             news,
-            lambda spec: pool_problems(pool_from_spec(spec)),
+            lambda spec: pool_problems(pool_from_spec(spec), fields_checked=True),
             _normalized,
         )
 

@@ -29,6 +29,7 @@ from pulumi.dynamic import (
 )
 
 from arklow_pulumi.core.errors import InvalidInput, Problem
+from arklow_pulumi.core.fields import declared, table
 from arklow_pulumi.core.topology import GroupRef, ScaleTarget
 from arklow_pulumi.core.validating import target_problems, target_reference_problems
 from arklow_pulumi.providers.diffing import canonical, diff_inputs
@@ -45,38 +46,29 @@ from arklow_pulumi.supply.contract import Supply
 from arklow_pulumi.supply.errors import MissingCredentials
 from arklow_pulumi.supply.selecting import EndpointConfig, supply_for
 from arklow_pulumi.supply.verifying import verify_target
-from arklow_pulumi.topology_documents import target_document
+from arklow_pulumi.topology_documents import target_document, value_from_document
 
-INPUTS = (
-    "arklow_name",
-    "pool",
-    "group",
-    "min_replicas",
-    "max_replicas",
-    "units_per_replica",
-    "override_policies",
-)
+# The resource's inputs: its Arklow name, its pool and the fields a target declares (core.fields).
+FIELDS = tuple(f.name for f in declared(ScaleTarget))
+INPUTS = ("arklow_name", "pool", *FIELDS)
 IDENTITY = ("arklow_name", "pool", "group")
-GROUP_FIELDS = ("kind", "name", "region", "zone", "project")
+GROUP_FIELDS = tuple(f.name for f in table(GroupRef))
 
 
 def _raw(props: dict[str, Any]) -> dict[str, Any]:
+    """The inputs as a scale target of a topology file: the group's fields flattened into it
+    (its name as ``group``), the counts as integers (the engine sends floats)."""
     group = props.get("group")
     if is_unknown(group) and not isinstance(group, dict):
         group = dict.fromkeys(GROUP_FIELDS, group)
     group = group if isinstance(group, dict) else {}
-    return {
-        "kind": group.get("kind"),
-        "name": props.get("arklow_name"),
-        "group": group.get("name"),
-        "region": group.get("region"),
-        "zone": group.get("zone"),
-        "project": group.get("project"),
-        "min_replicas": integral(props.get("min_replicas")),
-        "max_replicas": integral(props.get("max_replicas")),
-        "units_per_replica": props.get("units_per_replica"),
-        "override_policies": props.get("override_policies"),
-    }
+    raw = {field: group.get(field) for field in GROUP_FIELDS}
+    raw["group"], raw["name"] = raw.pop("name"), props.get("arklow_name")
+    for info in declared(ScaleTarget):
+        if info.form != "group":
+            value = props.get(info.name)
+            raw[info.name] = integral(value) if info.form == "count" else value
+    return raw
 
 
 # The pool name a problem is reported under while the pool is not a known plain name.
@@ -112,20 +104,8 @@ def _partial_problems(pool: Any, parsed: Mapping[str, Any]) -> list[Problem]:
 
 
 def _normalized(spec: ScaleTargetSpec) -> dict[str, Any]:
-    return {
-        "arklow_name": spec.name,
-        "group": {
-            "kind": spec.kind,
-            "name": spec.group or spec.name,
-            "region": spec.region,
-            "zone": spec.zone,
-            "project": spec.project,
-        },
-        "min_replicas": spec.min_replicas,
-        "max_replicas": spec.max_replicas,
-        "units_per_replica": spec.units_per_replica,
-        "override_policies": spec.override_policies,
-    }
+    document = target_document(target_from_spec(spec))
+    return {"arklow_name": spec.name, **{name: document[name] for name in FIELDS}}
 
 
 # One binding per (kind, endpoints) per provider process, reused across calls: building a boto3
@@ -173,23 +153,8 @@ def _target(checked: dict[str, Any]) -> ScaleTarget:
     validated there (and the engine hands ``create``/``update`` exactly those), so this only
     converts; the store's rule checks the target once more in its own transaction, against the
     topology it joins."""
-    group = checked["group"]
-    low = int(checked["min_replicas"])
-    return ScaleTarget(
-        name=str(checked["arklow_name"]),
-        group=GroupRef(
-            kind=group["kind"],
-            name=group["name"],
-            region=group.get("region"),
-            zone=group.get("zone"),
-            project=group.get("project"),
-        ),
-        min_replicas=low,
-        max_replicas=int(checked["max_replicas"]),
-        units_per_replica=float(checked["units_per_replica"]),
-        replicas=low,
-        override_policies=bool(checked.get("override_policies", False)),
-    )
+    doc = {**checked, "name": str(checked["arklow_name"])}
+    return value_from_document(ScaleTarget, doc, replicas=int(checked["min_replicas"]))
 
 
 class ScaleTargetProvider(NamedObjectProvider):

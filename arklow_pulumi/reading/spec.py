@@ -17,6 +17,7 @@ from pydantic import AfterValidator, BaseModel, ConfigDict, Field, model_validat
 
 from arklow_pulumi.core.limits import (
     DEFAULT_HEADROOM,
+    DEFAULT_WEIGHT,
     TargetKind,
     capacity_problem,
     count_problem,
@@ -107,7 +108,7 @@ class LaneSpec(_Spec):
 
     name: Name
     limit: NonNegative
-    weight: Factor = 1.0
+    weight: Factor = DEFAULT_WEIGHT
     cost: dict[Name, Factor] | None = None
 
 

@@ -9,7 +9,7 @@ from typing import Any, overload
 import pulumi
 import pulumi.dynamic
 
-from arklow_pulumi.providers.destinations import DestinationProvider
+from arklow_pulumi.providers.destinations import FIELDS, DestinationProvider
 from arklow_pulumi.providers.settling import destination_outputs
 from arklow_pulumi.resources import registry
 from arklow_pulumi.resources.options import options, owner_inputs, resource_args, store_input
@@ -67,7 +67,7 @@ class Destination(pulumi.dynamic.Resource, module="arklow", name="Destination"):
         )
         props: dict[str, Any] = {
             "arklow_name": arklow_name,
-            "resources": spec.resources,
+            **{name: getattr(spec, name) for name in FIELDS},
             "lanes": [lane_input(lane) for lane in spec.lanes],
             "standalone_capacity": spec.standalone_capacity or {},
             "store": store_input(spec.store),

@@ -10,7 +10,7 @@ import pulumi
 import pulumi.dynamic
 
 from arklow_pulumi.core.limits import DEFAULT_HEADROOM
-from arklow_pulumi.providers.pools import PoolProvider
+from arklow_pulumi.providers.pools import FIELDS, PoolProvider
 from arklow_pulumi.providers.settling import pool_outputs
 from arklow_pulumi.resources import registry
 from arklow_pulumi.resources.options import options, owner_inputs, resource_args, store_input
@@ -68,10 +68,7 @@ class Pool(pulumi.dynamic.Resource, module="arklow", name="Pool"):
         )
         props: dict[str, Any] = {
             "arklow_name": arklow_name,
-            "resource": spec.resource,
-            "capacity": spec.capacity,
-            "headroom": spec.headroom,
-            "scale_policy": spec.scale_policy,
+            **{name: getattr(spec, name) for name in FIELDS},
             "store": store_input(spec.store),
             **owner_inputs("Pool", resource_name, opts),
             "standalone": None,

@@ -8,7 +8,7 @@ from typing import Any, overload
 import pulumi
 import pulumi.dynamic
 
-from arklow_pulumi.providers.scale_targets import ScaleTargetProvider
+from arklow_pulumi.providers.scale_targets import FIELDS, ScaleTargetProvider
 from arklow_pulumi.resources import registry
 from arklow_pulumi.resources.options import (
     options,
@@ -81,11 +81,8 @@ class ScaleTarget(pulumi.dynamic.Resource, module="arklow", name="ScaleTarget"):
         props: dict[str, Any] = {
             "arklow_name": arklow_name,
             "pool": pool_name,
+            **{name: getattr(spec, name) for name in FIELDS},
             "group": group_input(spec.group),
-            "min_replicas": spec.min_replicas,
-            "max_replicas": spec.max_replicas,
-            "units_per_replica": spec.units_per_replica,
-            "override_policies": spec.override_policies,
             "store": store_input(spec.store),
             **owner_inputs("ScaleTarget", resource_name, opts),
             "replicas": None,

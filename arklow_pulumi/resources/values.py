@@ -8,6 +8,8 @@ from typing import Any
 
 import pulumi
 
+from arklow_pulumi.core.limits import DEFAULT_WEIGHT
+
 
 @dataclass(frozen=True)
 class Lane:
@@ -16,7 +18,7 @@ class Lane:
 
     name: pulumi.Input[str]
     limit: pulumi.Input[float]
-    weight: pulumi.Input[float] = 1.0
+    weight: pulumi.Input[float] = DEFAULT_WEIGHT
     cost: pulumi.Input[Mapping[str, pulumi.Input[float]]] | None = None
 
     def to_input(self) -> dict[str, Any]:

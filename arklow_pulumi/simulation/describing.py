@@ -7,8 +7,10 @@ code span, so that no name is read as markdown), the rest is fixed words and num
 from __future__ import annotations
 
 from collections.abc import Callable, Iterator, Mapping
+from typing import Any
 
-from arklow_pulumi.core.topology import Pool, ScaleTarget, Topology
+from arklow_pulumi.core.fields import table
+from arklow_pulumi.core.topology import GroupRef, Pool, Topology
 
 Quote = Callable[[str], str]
 
@@ -28,8 +30,36 @@ def describe_change(before: Topology, after: Topology, quote: Quote = _plain) ->
     return "; ".join(phrases) if phrases else "no change to the topology"
 
 
-def _cost(cost: Mapping[str, float], q: Quote) -> str:
-    return "{" + ", ".join(f"{q(r)}: {n:g}" for r, n in cost.items()) + "}"
+def _shown(value: Any, q: Quote) -> str:
+    """A field's value in a phrase: numbers as ``:g``, names quoted, mappings and lists."""
+    if isinstance(value, bool):
+        return str(value).lower()
+    if isinstance(value, (int, float)):
+        return f"{value:g}"
+    if isinstance(value, str):
+        return q(value)
+    if value is None:
+        return "none"
+    if isinstance(value, GroupRef):
+        return q(str(value))
+    if isinstance(value, Mapping):
+        return "{" + ", ".join(f"{q(k)}: {_shown(v, q)}" for k, v in value.items()) + "}"
+    return "[" + ", ".join(_shown(v, q) for v in value) + "]"
+
+
+def _fields(label: str, old: Any, new: Any, q: Quote) -> Iterator[str]:
+    """A phrase per changed field of two values of one kind, walking its field table: the
+    related and owned values are compared by their own callers, a scale policy as a whole."""
+    for info in table(type(new)):
+        if info.form in ("key", "parent", "owned", "related", "rules"):
+            continue
+        a, b = getattr(old, info.name), getattr(new, info.name)
+        if a == b:
+            continue
+        if info.form == "policy":
+            yield f"{label} scale policy changed"
+        else:
+            yield f"{label} {info.name} {_shown(a, q)} → {_shown(b, q)}"
 
 
 def _destinations(before: Topology, after: Topology, q: Quote) -> Iterator[str]:
@@ -37,6 +67,10 @@ def _destinations(before: Topology, after: Topology, q: Quote) -> Iterator[str]:
         yield f"new destination {q(name)}"
     for name in before.destinations.keys() - after.destinations.keys():
         yield f"destination {q(name)} removed"
+    for name in sorted(after.destinations.keys() & before.destinations.keys()):
+        yield from _fields(
+            f"destination {q(name)}", before.destinations[name], after.destinations[name], q
+        )
     old, new = before.lanes_by_key, after.lanes_by_key
     for key in sorted(new.keys() - old.keys()):
         if new[key].destination in before.destinations:
@@ -45,12 +79,7 @@ def _destinations(before: Topology, after: Topology, q: Quote) -> Iterator[str]:
         if old[key].destination in after.destinations:
             yield f"lane {q(key)} removed"
     for key in sorted(old.keys() & new.keys()):
-        a, b = old[key], new[key]
-        for field in ("limit", "weight"):
-            if getattr(a, field) != getattr(b, field):
-                yield f"lane {q(key)} {field} {getattr(a, field):g} → {getattr(b, field):g}"
-        if dict(a.cost) != dict(b.cost):
-            yield f"lane {q(key)} cost {_cost(a.cost, q)} → {_cost(b.cost, q)}"
+        yield from _fields(f"lane {q(key)}", old[key], new[key], q)
 
 
 def _memberships(before: Topology, after: Topology, q: Quote) -> Iterator[str]:
@@ -74,11 +103,7 @@ def _pools(before: Topology, after: Topology, q: Quote) -> Iterator[str]:
 
 
 def _pool_fields(name: str, old: Pool, new: Pool, q: Quote) -> Iterator[str]:
-    for field in ("capacity", "headroom"):
-        if getattr(old, field) != getattr(new, field):
-            yield f"pool {q(name)} {field} {getattr(old, field):g} → {getattr(new, field):g}"
-    if old.scale_policy != new.scale_policy:
-        yield f"pool {q(name)} scale policy changed"
+    yield from _fields(f"pool {q(name)}", old, new, q)
     olds = {t.name: t for t in old.scale_targets}
     news = {t.name: t for t in new.scale_targets}
     for target in news.keys() - olds.keys():
@@ -86,11 +111,4 @@ def _pool_fields(name: str, old: Pool, new: Pool, q: Quote) -> Iterator[str]:
     for target in olds.keys() - news.keys():
         yield f"pool {q(name)} scale target {q(target)} removed"
     for target in sorted(olds.keys() & news.keys()):
-        yield from _target_fields(name, olds[target], news[target], q)
-
-
-def _target_fields(pool: str, old: ScaleTarget, new: ScaleTarget, q: Quote) -> Iterator[str]:
-    for field in ("min_replicas", "max_replicas", "units_per_replica", "replicas"):
-        a, b = getattr(old, field), getattr(new, field)
-        if a != b:
-            yield f"pool {q(pool)} target {q(old.name)} {field} {a:g} → {b:g}"
+        yield from _fields(f"pool {q(name)} target {q(target)}", olds[target], news[target], q)

@@ -4,7 +4,8 @@ Lanes and pools that share no destination never affect each other's allocation (
 filling freezes each connected part on its own) nor scaling (a pool's decision reads only its own
 lanes and targets). So a topology is split into connected components, each simulated on its own,
 and a tick re-runs ``decide`` only on a component whose inputs changed. Components are compared
-by value (:attr:`Unit.signature`): a component found identical in two topologies (two policies,
+by value (:attr:`Unit.signature`: the rule, and the frozen destinations, pools and memberships
+themselves, every field of each): a component found identical in two topologies (two policies,
 or both sides of a what-if) is simulated once.
 """
 
@@ -91,8 +92,8 @@ def _unit(topo: Topology, dests: list[Destination], pools: list[Pool], rule: str
         rule=rule,
         signature=(
             rule,
-            tuple(_dest_key(d) for d in dests),
-            tuple(_pool_key(p) for p in pools),
+            tuple(dests),
+            tuple(pools),
             tuple(sorted(memberships.items())),
         ),
         lane_keys=compiled.lane_keys,
@@ -101,26 +102,6 @@ def _unit(topo: Topology, dests: list[Destination], pools: list[Pool], rule: str
         pool_names=compiled.pool_names,
         targets=targets,
         scaling=_scaling_topology(part) if rule == PROPORTIONAL else part,
-    )
-
-
-def _dest_key(dest: Destination) -> Hashable:
-    lanes = tuple(
-        (lane.name, lane.limit, lane.weight, tuple(sorted(lane.cost.items())))
-        for lane in dest.lanes
-    )
-    return (dest.name, dest.resources, lanes, tuple(sorted(dest.standalone_capacity.items())))
-
-
-def _pool_key(pool: Pool) -> Hashable:
-    return (
-        pool.name,
-        pool.resource,
-        pool.capacity,
-        pool.headroom,
-        pool.scale_targets,
-        pool.owner,
-        pool.scale_policy,
     )
 
 

@@ -30,7 +30,6 @@ from sqlalchemy import (
 
 from arklow_pulumi.core.topology import (
     Destination,
-    GroupRef,
     Pool,
     ScaleTarget,
     Topology,
@@ -46,11 +45,7 @@ from arklow_pulumi.store.tables import (
     ScaleTargetRow,
     table_of,
 )
-from arklow_pulumi.topology_documents import (
-    destination_document,
-    lane_from_document,
-    pool_document,
-)
+from arklow_pulumi.topology_documents import row_values, value_from_row
 
 DESTINATIONS = table_of(DestinationRow)
 POOLS = table_of(PoolRow)
@@ -266,41 +261,18 @@ class _TargetColumns:
 
 def _add_targets(rows: _Rows, target_rows: Iterable[Row[Any]]) -> None:
     for r in target_rows:
-        group = GroupRef(
-            kind=r.kind, name=r.group_name, region=r.region, zone=r.zone, project=r.project
-        )
-        target = ScaleTarget(
-            name=r.name,
-            group=group,
-            min_replicas=r.min_replicas,
-            max_replicas=r.max_replicas,
-            units_per_replica=r.units_per_replica,
-            replicas=r.replicas,
-            override_policies=r.override_policies,
-        )
+        target = value_from_row(ScaleTarget, r, policy_from_document)
         rows.targets.setdefault(r.pool, []).append(target)
 
 
 def _destination(r: Row[Any]) -> Destination:
-    lanes = tuple(lane_from_document(r.name, lane) for lane in r.lanes)
-    return Destination(
-        name=r.name,
-        resources=tuple(r.resources),
-        lanes=lanes,
-        standalone_capacity=frozen_map(r.standalone_capacity),
-    )
+    return value_from_row(Destination, r, policy_from_document)
 
 
 def _topology(rows: _Rows) -> Topology:
     pools = {
-        name: Pool(
-            name=name,
-            resource=r.resource,
-            capacity=r.capacity,
-            headroom=r.headroom,
-            scale_targets=tuple(rows.targets.get(name, ())),
-            owner=r.owner,
-            scale_policy=policy_from_document(r.scale_policy),
+        name: value_from_row(
+            Pool, r, policy_from_document, scale_targets=tuple(rows.targets.get(name, ()))
         )
         for name, r in rows.pools.items()
     }
@@ -325,8 +297,8 @@ def write_changes(
     A membership that moved loses its identity, unless ``claims`` holds one for its key (a join
     moving it on purpose): then the moving statement stamps that claim, as :func:`stamp` would
     after it."""
-    _upsert(conn, DESTINATIONS, before.destinations, after.destinations, _destination_values)
-    _upsert(conn, POOLS, before.pools, after.pools, _pool_values)
+    _upsert(conn, DESTINATIONS, before.destinations, after.destinations, row_values)
+    _upsert(conn, POOLS, before.pools, after.pools, row_values)
     old_targets = _targets_by_name(before)
     new_targets = _targets_by_name(after)
     gone = [n for n in old_targets if n not in new_targets]
@@ -419,27 +391,6 @@ def _targets_by_name(topo: Topology) -> dict[str, tuple[str, ScaleTarget]]:
     return {t.name: (p.name, t) for p in topo.pools.values() for t in p.scale_targets}
 
 
-def _destination_values(dest: Destination) -> dict[str, Any]:
-    return {"name": dest.name, **destination_document(dest)}
-
-
-def _pool_values(pool: Pool) -> dict[str, Any]:
-    return {"name": pool.name, "owner": pool.owner, **pool_document(pool)}
-
-
 def _target_values(item: tuple[str, ScaleTarget]) -> dict[str, Any]:
     pool, target = item
-    return {
-        "name": target.name,
-        "pool": pool,
-        "kind": target.kind,
-        "group_name": target.group.name,
-        "region": target.group.region,
-        "zone": target.group.zone,
-        "project": target.group.project,
-        "min_replicas": target.min_replicas,
-        "max_replicas": target.max_replicas,
-        "units_per_replica": target.units_per_replica,
-        "replicas": target.replicas,
-        "override_policies": target.override_policies,
-    }
+    return {"pool": pool, **row_values(target)}
