@@ -2,11 +2,12 @@
 
 Each check returns :class:`Problem` values naming the object and the field, so callers can report
 every problem at once (``arklow validate``) or turn them into ``CheckFailure`` values (Pulumi).
-The field rules and their messages are those of :mod:`arklow_pulumi.core.limits`; objects built
-from the schema's models had their fields checked there already (``fields_checked=True``), and
-only what the schema cannot see is checked again: a ``/`` in a name, a resource listed twice, a
-cost or a standalone capacity for a resource the destination does not draw from, two lanes or
-targets of one name, ``min_replicas`` over ``max_replicas``.
+Which rule checks which field is the field table's (:mod:`arklow_pulumi.core.fields`), the rules
+and their messages those of :mod:`arklow_pulumi.core.limits`; objects built from the schema's
+models had their fields checked there already (``fields_checked=True``), and only what the schema
+cannot see is checked again: a ``/`` in a name, a resource listed twice, a cost or a standalone
+capacity for a resource the destination does not draw from, two lanes or targets of one name,
+``min_replicas`` over ``max_replicas``.
 """
 
 from __future__ import annotations
@@ -15,22 +16,40 @@ from collections import Counter
 from collections.abc import Iterable
 
 from arklow_pulumi.core.errors import Problem
-from arklow_pulumi.core.limits import (
-    MAX_NAME_LENGTH,
-    capacity_problem,
-    count_problem,
-    factor_problem,
-    headroom_problem,
-    name_problem,
-    units_per_replica_problem,
-    units_problem,
+from arklow_pulumi.core.fields import table
+from arklow_pulumi.core.limits import MAX_NAME_LENGTH, name_problem
+from arklow_pulumi.core.topology import (
+    Destination,
+    GroupRef,
+    Lane,
+    Pool,
+    ScaleTarget,
+    standalone_pool_name,
 )
-from arklow_pulumi.core.topology import Destination, Lane, Pool, ScaleTarget, standalone_pool_name
 
 
 def _field(obj: str, field: str, message: str | None, out: list[Problem]) -> None:
     if message is not None:
         out.append(Problem(obj, field, message))
+
+
+def _ranges(obj: str, value: object, out: list[Problem]) -> None:
+    """Each field of ``value`` against its rule, walking its field table (core.fields): a name
+    against the name rule, a number or count against its range rule, each amount of a mapping
+    (``cost.<resource>``), a group's fields under their own names (its name as ``group``)."""
+    for info in table(type(value)):
+        found = getattr(value, info.name)
+        form = info.form
+        if form in ("key", "name", "optional_name") and found is not None:
+            field = "group" if isinstance(value, GroupRef) and info.name == "name" else info.name
+            _field(obj, field, name_problem(found), out)
+        elif form in ("number", "count", "observed") and info.rule is not None:
+            _field(obj, info.name, info.rule(found), out)
+        elif form in ("amounts", "costs") and info.rule is not None:
+            for key, amount in found.items():
+                _field(obj, f"{info.name}.{key}", info.rule(amount), out)
+        elif form == "group":
+            _ranges(obj, found, out)
 
 
 def _duplicates(names: Iterable[str]) -> list[str]:
@@ -53,8 +72,6 @@ def destination_problems(dest: Destination, fields_checked: bool = False) -> lis
     checked."""
     obj = f"destination {dest.name!r:.300}"
     out: list[Problem] = []
-    if not fields_checked:
-        _field(obj, "name", name_problem(dest.name), out)
     _slash(obj, "name", dest.name, out)
     for resource in _duplicates(dest.resources):
         out.append(Problem(obj, "resources", f"resource {resource!r} is listed more than once"))
@@ -62,19 +79,18 @@ def destination_problems(dest: Destination, fields_checked: bool = False) -> lis
     for resource in dest.resources:
         if "/" in resource or len(resource) >= room or not fields_checked:
             _resource_problems(obj, dest, resource, out)
-    for resource, capacity in dest.standalone_capacity.items():
-        field = f"standalone_capacity.{resource}"
+    for resource in dest.standalone_capacity:
         if resource not in dest.resources:
             out.append(
                 Problem(
                     obj,
-                    field,
+                    f"standalone_capacity.{resource}",
                     f"resource {resource!r} is not one the destination draws from "
                     f"(resources: {list(dest.resources)})",
                 )
             )
-        if not fields_checked:
-            _field(obj, field, capacity_problem(capacity), out)
+    if not fields_checked:
+        _ranges(obj, dest, out)
     lanes = dest.lanes
     if len({lane.name for lane in lanes}) != len(lanes):
         for name in _duplicates(lane.name for lane in lanes):
@@ -112,12 +128,9 @@ def lane_problems(dest: Destination, lane: Lane, fields_checked: bool = False) -
     obj = f"destination {dest.name!r:.300}, lane {lane.name!r:.300}"
     out: list[Problem] = []
     if not fields_checked:
-        _field(obj, "name", name_problem(lane.name), out)
+        _ranges(obj, lane, out)
     _slash(obj, "name", lane.name, out)
-    if not fields_checked:
-        _field(obj, "limit", units_problem(lane.limit), out)
-        _field(obj, "weight", factor_problem(lane.weight), out)
-    for resource, cost in lane.cost.items():
+    for resource in lane.cost:
         if resource not in dest.resources:
             out.append(
                 Problem(
@@ -127,8 +140,6 @@ def lane_problems(dest: Destination, lane: Lane, fields_checked: bool = False) -
                     f"(resources: {list(dest.resources)})",
                 )
             )
-        elif not fields_checked:
-            _field(obj, f"cost.{resource}", factor_problem(cost), out)
     return out
 
 
@@ -136,22 +147,7 @@ def target_problems(pool: str, target: ScaleTarget, fields_checked: bool = False
     obj = f"pool {pool!r:.300}, scale target {target.name!r:.300}"
     out: list[Problem] = []
     if not fields_checked:
-        group = target.group
-        for field, name in (
-            ("name", target.name),
-            ("group", group.name),
-            ("region", group.region),
-            ("zone", group.zone),
-            ("project", group.project),
-        ):
-            if name is not None:
-                _field(obj, field, name_problem(name), out)
-        for field, count in (
-            ("min_replicas", target.min_replicas),
-            ("max_replicas", target.max_replicas),
-            ("replicas", target.replicas),
-        ):
-            _field(obj, field, count_problem(count), out)
+        _ranges(obj, target, out)
     if target.max_replicas < target.min_replicas:
         out.append(
             Problem(
@@ -161,9 +157,6 @@ def target_problems(pool: str, target: ScaleTarget, fields_checked: bool = False
                 f"max_replicas ({target.max_replicas})",
             )
         )
-    if not fields_checked:
-        message = units_per_replica_problem(target.units_per_replica)
-        _field(obj, "units_per_replica", message, out)
     return out
 
 
@@ -191,10 +184,7 @@ def pool_problems(pool: Pool, fields_checked: bool = False) -> list[Problem]:
     obj = f"pool {pool.name!r:.300}"
     out: list[Problem] = []
     if not fields_checked:
-        _field(obj, "name", name_problem(pool.name), out)
-        _field(obj, "resource", name_problem(pool.resource), out)
-        _field(obj, "capacity", capacity_problem(pool.capacity), out)
-        _field(obj, "headroom", headroom_problem(pool.headroom), out)
+        _ranges(obj, pool, out)
     targets = pool.scale_targets
     if not targets:
         return out

@@ -11,6 +11,7 @@ import pytest
 from pulumi.runtime.rpc import UNKNOWN
 
 from arklow_pulumi.core.errors import InvalidInput
+from arklow_pulumi.providers import scale_targets
 from arklow_pulumi.providers.destinations import DestinationProvider
 from arklow_pulumi.providers.memberships import PoolMembershipProvider
 from arklow_pulumi.providers.pools import PoolProvider
@@ -158,6 +159,9 @@ def test_missing_cloud_credentials_fail_at_preview(
     monkeypatch.setenv("AWS_EC2_METADATA_DISABLED", "true")
     monkeypatch.setenv("CLOUDSDK_CONFIG", str(tmp_path / "gcloud"))
     monkeypatch.setenv("NO_GCE_CHECK", "True")
+    # The credentials are looked up within the preview's bound; a loaded machine must not make
+    # that lookup count as "no answer in time".
+    monkeypatch.setattr(scale_targets, "PREVIEW_DESCRIBE_SECONDS", 600.0)
     result = ScaleTargetProvider().check({}, target_news(arklow_name=group["name"], group=group))
     assert [f.property for f in result.failures] == ["group"]
     (reason,) = reasons(result)
