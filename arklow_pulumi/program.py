@@ -15,6 +15,9 @@ from typing import Any
 import pulumi
 
 from arklow_pulumi.core.errors import InvalidInput, Problem
+from arklow_pulumi.core.fields import declared
+from arklow_pulumi.core.topology import Pool as CorePool
+from arklow_pulumi.core.topology import ScaleTarget as CoreTarget
 from arklow_pulumi.core.validating import target_reference_problems
 from arklow_pulumi.reading.parsing import parse_topology
 from arklow_pulumi.reading.spec import (
@@ -72,9 +75,7 @@ def declare_topology(
     for pool_spec in spec.pools:
         pool = Pool(
             pool_spec.name,
-            pool_spec.resource,
-            capacity=pool_spec.capacity,
-            headroom=pool_spec.headroom,
+            **_declared(pool_spec, POOL_FIELDS),
             store=store,
             scale_policy=(
                 pool_spec.scale_policy.model_dump(exclude_unset=True)
@@ -94,7 +95,7 @@ def declare_topology(
 
 
 def _destination(spec: DestinationSpec, store: pulumi.Input[str] | None) -> Destination:
-    lanes = [Lane(lane.name, lane.limit, weight=lane.weight, cost=lane.cost) for lane in spec.lanes]
+    lanes = [Lane(**lane.model_dump()) for lane in spec.lanes]
     return Destination(
         spec.name,
         list(spec.resources),
@@ -112,16 +113,17 @@ def _group(spec: ScaleTargetSpec) -> GroupReference:
 
 
 def _target(spec: ScaleTargetSpec, pool: Pool, store: pulumi.Input[str] | None) -> ScaleTarget:
-    return ScaleTarget(
-        spec.name,
-        pool,
-        _group(spec),
-        spec.min_replicas,
-        spec.max_replicas,
-        spec.units_per_replica,
-        override_policies=spec.override_policies,
-        store=store,
-    )
+    return ScaleTarget(spec.name, pool, _group(spec), **_declared(spec, TARGET_FIELDS), store=store)
+
+
+# A pool's and a target's declared fields (core.fields) that the spec holds as they are: the
+# resources take them under the same names (a pool's policy and a target's group are shaped).
+POOL_FIELDS = tuple(f.name for f in declared(CorePool) if f.form != "policy")
+TARGET_FIELDS = tuple(f.name for f in declared(CoreTarget) if f.form != "group")
+
+
+def _declared(spec: Any, names: tuple[str, ...]) -> dict[str, Any]:
+    return {name: getattr(spec, name) for name in names}
 
 
 def main() -> DeclaredTopology:
