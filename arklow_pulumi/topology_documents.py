@@ -99,13 +99,7 @@ def target_document(target: ScaleTarget) -> dict[str, Any]:
 
 
 def lane_from_document(destination: str, doc: Mapping[str, Any]) -> Lane:
-    return Lane(
-        destination,
-        doc["name"],
-        doc["limit"],
-        doc["weight"],
-        frozen_map(doc["cost"]) if doc.get("cost") else EMPTY,
-    )
+    return value_from_document(Lane, doc, destination=destination)
 
 
 def picked(value: object, names: Iterable[str]) -> dict[str, Any]:

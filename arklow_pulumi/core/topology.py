@@ -12,19 +12,9 @@ from functools import cached_property
 from types import MappingProxyType
 from typing import Any, TypeVar
 
+from arklow_pulumi.core import limits
 from arklow_pulumi.core.fields import table_field
-from arklow_pulumi.core.limits import (
-    DEFAULT_COST,
-    DEFAULT_HEADROOM,
-    DEFAULT_WEIGHT,
-    TargetKind,
-    capacity_problem,
-    count_problem,
-    factor_problem,
-    headroom_problem,
-    units_per_replica_problem,
-    units_problem,
-)
+from arklow_pulumi.core.limits import DEFAULT_COST, DEFAULT_HEADROOM, DEFAULT_WEIGHT, TargetKind
 from arklow_pulumi.core.policy import DEFAULT_POLICY, ScalePolicy
 
 K = TypeVar("K")
@@ -100,9 +90,9 @@ class Lane:
 
     destination: str = table_field("parent")
     name: str = table_field("key")
-    limit: float = table_field("number", rule=units_problem)
-    weight: float = table_field("number", default=DEFAULT_WEIGHT, rule=factor_problem)
-    cost: Mapping[str, float] = table_field("costs", default=EMPTY, rule=factor_problem)
+    limit: float = table_field("number", rule=limits.units_problem)
+    weight: float = table_field("number", default=DEFAULT_WEIGHT, rule=limits.factor_problem)
+    cost: Mapping[str, float] = table_field("costs", default=EMPTY, rule=limits.factor_problem)
 
     @property
     def key(self) -> str:
@@ -118,7 +108,7 @@ class Destination:
     resources: tuple[str, ...] = table_field("names", default=())
     lanes: tuple[Lane, ...] = table_field("owned", default=())
     standalone_capacity: Mapping[str, float] = table_field(
-        "amounts", default=EMPTY, rule=capacity_problem
+        "amounts", default=EMPTY, rule=limits.capacity_problem
     )
 
 
@@ -151,10 +141,10 @@ class ScaleTarget:
 
     name: str = table_field("key")
     group: GroupRef = table_field("group")
-    min_replicas: int = table_field("count", rule=count_problem)
-    max_replicas: int = table_field("count", rule=count_problem)
-    units_per_replica: float = table_field("number", rule=units_per_replica_problem)
-    replicas: int = table_field("observed", rule=count_problem)
+    min_replicas: int = table_field("count", rule=limits.count_problem)
+    max_replicas: int = table_field("count", rule=limits.count_problem)
+    units_per_replica: float = table_field("number", rule=limits.units_per_replica_problem)
+    replicas: int = table_field("observed", rule=limits.count_problem)
     override_policies: bool = table_field("flag", default=False)
 
     @property
@@ -173,8 +163,8 @@ class Pool:
 
     name: str = table_field("key")
     resource: str = table_field("name")
-    capacity: float = table_field("number", default=0.0, rule=capacity_problem)
-    headroom: float = table_field("number", default=DEFAULT_HEADROOM, rule=headroom_problem)
+    capacity: float = table_field("number", default=0.0, rule=limits.capacity_problem)
+    headroom: float = table_field("number", default=DEFAULT_HEADROOM, rule=limits.headroom_problem)
     scale_targets: tuple[ScaleTarget, ...] = table_field("related", default=())
     owner: str | None = table_field("rules", default=None)
     scale_policy: ScalePolicy = table_field("policy", default=DEFAULT_POLICY)

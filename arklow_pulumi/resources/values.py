@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, fields
 from typing import Any
 
 import pulumi
@@ -22,7 +22,7 @@ class Lane:
     cost: pulumi.Input[Mapping[str, pulumi.Input[float]]] | None = None
 
     def to_input(self) -> dict[str, Any]:
-        return {"name": self.name, "limit": self.limit, "weight": self.weight, "cost": self.cost}
+        return {f.name: getattr(self, f.name) for f in fields(self)}
 
 
 @dataclass(frozen=True)
