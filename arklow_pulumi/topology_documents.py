@@ -19,17 +19,10 @@ from __future__ import annotations
 from collections.abc import Callable, Iterable, Mapping
 from typing import Any, TypeVar
 
+from arklow_pulumi.core import topology as core
 from arklow_pulumi.core.fields import FieldInfo, table
 from arklow_pulumi.core.policy import ScalePolicy, policy_document
-from arklow_pulumi.core.topology import (
-    EMPTY,
-    Destination,
-    GroupRef,
-    Lane,
-    Pool,
-    ScaleTarget,
-    frozen_map,
-)
+from arklow_pulumi.core.topology import EMPTY, GroupRef, Lane, frozen_map
 
 __all__ = [
     "destination_document",
@@ -79,12 +72,12 @@ def lane_document(lane: Lane) -> dict[str, Any]:
     return document(lane, with_key=True)
 
 
-def destination_document(dest: Destination) -> dict[str, Any]:
+def destination_document(dest: core.Destination) -> dict[str, Any]:
     """A destination's own data (its name is the caller's key: ``name`` or ``arklow_name``)."""
     return document(dest)
 
 
-def pool_document(pool: Pool) -> dict[str, Any]:
+def pool_document(pool: core.Pool) -> dict[str, Any]:
     """A pool's own data; its members and targets are relations, added by the caller."""
     return document(pool)
 
@@ -93,7 +86,7 @@ def group_document(group: GroupRef) -> dict[str, Any]:
     return document(group, with_key=True)
 
 
-def target_document(target: ScaleTarget) -> dict[str, Any]:
+def target_document(target: core.ScaleTarget) -> dict[str, Any]:
     """A scale target's own data (its name and pool are the caller's)."""
     return document(target)
 

@@ -52,6 +52,24 @@ def _ranges(obj: str, value: object, out: list[Problem]) -> None:
             _ranges(obj, found, out)
 
 
+def _drawn_from(
+    obj: str,
+    field: str,
+    amounts: Iterable[str],
+    dest: Destination,
+    named: str,
+    out: list[Problem],
+) -> None:
+    """Each resource of ``amounts`` (a cost, a standalone capacity) is one ``dest`` draws from."""
+    for resource in amounts:
+        if resource not in dest.resources:
+            message = (
+                f"resource {resource!r} is not one {named} draws from "
+                f"(resources: {list(dest.resources)})"
+            )
+            out.append(Problem(obj, f"{field}.{resource}", message))
+
+
 def _duplicates(names: Iterable[str]) -> list[str]:
     names = list(names)
     if len(set(names)) == len(names):
@@ -79,16 +97,7 @@ def destination_problems(dest: Destination, fields_checked: bool = False) -> lis
     for resource in dest.resources:
         if "/" in resource or len(resource) >= room or not fields_checked:
             _resource_problems(obj, dest, resource, out)
-    for resource in dest.standalone_capacity:
-        if resource not in dest.resources:
-            out.append(
-                Problem(
-                    obj,
-                    f"standalone_capacity.{resource}",
-                    f"resource {resource!r} is not one the destination draws from "
-                    f"(resources: {list(dest.resources)})",
-                )
-            )
+    _drawn_from(obj, "standalone_capacity", dest.standalone_capacity, dest, "the destination", out)
     if not fields_checked:
         _ranges(obj, dest, out)
     lanes = dest.lanes
@@ -130,16 +139,7 @@ def lane_problems(dest: Destination, lane: Lane, fields_checked: bool = False) -
     if not fields_checked:
         _ranges(obj, lane, out)
     _slash(obj, "name", lane.name, out)
-    for resource in lane.cost:
-        if resource not in dest.resources:
-            out.append(
-                Problem(
-                    obj,
-                    f"cost.{resource}",
-                    f"resource {resource!r} is not one destination {dest.name!r} draws from "
-                    f"(resources: {list(dest.resources)})",
-                )
-            )
+    _drawn_from(obj, "cost", lane.cost, dest, f"destination {dest.name!r}", out)
     return out
 
 
