@@ -43,6 +43,7 @@ _._null_means_default
 
 # SQLAlchemy and the DB-API: a mapped column written by table inserts, a connection's setting.
 _.observed_at
+_.group_name  # a scale target's group name, mapped by the field table (core/fields.py)
 _.isolation_level
 
 # Alembic: every migration's revision links and its downgrade.

@@ -2,16 +2,15 @@
 of the topology, its inputs its declared fields (:mod:`arklow_pulumi.core.fields`), checked as
 one element of a topology file and written by the store's rules.
 
-A subclass names its value's class, its schema model and collection, its rules of one object, and
-the noun of the store service's functions that write, show and delete it (``create_<noun>``,
-``update_<noun>``, ``<noun>_view``, ``delete_<noun>``, ``get_<noun>``: the service is imported on
-first use, never by a preview's ``check``); ``check``, ``diff``, ``create``, ``update``,
-``delete`` and ``view`` are the same for both.
+A subclass names its value's class, its schema model and collection and its rules of one object,
+and writes and shows it with the store service's functions (the service is imported on first
+use, never by a preview's ``check``); ``check``, ``diff``, ``create`` and ``update`` are the same
+for both.
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterable
+from collections.abc import Iterable
 from typing import TYPE_CHECKING, Any, ClassVar
 
 from pulumi.dynamic import CheckResult, CreateResult, DiffResult, UpdateResult
@@ -21,7 +20,7 @@ from arklow_pulumi.core.errors import Problem
 from arklow_pulumi.core.fields import declared
 from arklow_pulumi.providers.diffing import diff_inputs
 from arklow_pulumi.providers.inputs import check_model, parse_in_topology
-from arklow_pulumi.providers.storing import NamedObjectProvider, service, stored_name
+from arklow_pulumi.providers.storing import NamedObjectProvider
 from arklow_pulumi.topology_documents import document, value_from_document
 
 if TYPE_CHECKING:
@@ -40,7 +39,7 @@ class DeclaredObjectProvider(NamedObjectProvider):
     collection: ClassVar[str]  # its list in a topology file ("destinations", "pools")
     identity: ClassVar[tuple[str, ...]]  # the inputs whose change replaces the object
 
-    # What a subclass gives, as functions of the store service and the core.
+    # What a subclass gives: its conversion, its rules of one object, its store writes.
     @staticmethod
     def from_spec(spec: Any) -> Any:
         raise NotImplementedError
@@ -49,11 +48,9 @@ class DeclaredObjectProvider(NamedObjectProvider):
     def problems(value: Any) -> Iterable[Problem]:
         raise NotImplementedError
 
-    noun: ClassVar[str]  # the store service's functions: create_<noun>, <noun>_view, ...
-
-    def _service(self, name: str) -> Callable[..., Any]:
-        found: Callable[..., Any] = getattr(service, name.format(self.noun))
-        return found
+    def write(self, store: Store, value: Any, claim: Claim, created: bool) -> Any:
+        """Create (``created``) or update ``value`` in ``store``; the store's view of it."""
+        raise NotImplementedError
 
     @classmethod
     def inputs(cls) -> tuple[str, ...]:
@@ -85,18 +82,10 @@ class DeclaredObjectProvider(NamedObjectProvider):
     def diff(self, _id: str, olds: dict[str, Any], news: dict[str, Any]) -> DiffResult:
         return diff_inputs(olds, news, self.inputs(), self.identity)
 
-    def _write(self, verb: str, value: Any) -> Callable[[Store, Claim], Any]:
-        write, shown = self._service(verb + "_{}"), self._service("{}_view")
-        return lambda store, claim: shown(write(store, value, claim), value.name)
-
     def create(self, props: dict[str, Any]) -> CreateResult:
-        return self.created(props, self._write("create", self._value(props)))
+        value = self._value(props)
+        return self.created(props, lambda store, claim: self.write(store, value, claim, True))
 
     def update(self, id_: str, _olds: dict[str, Any], news: dict[str, Any]) -> UpdateResult:
-        return self.updated(id_, news, self._write("update", self._value(news)))
-
-    def delete(self, id_: str, props: dict[str, Any]) -> None:
-        self._service("delete_{}")(self.stored_store(props), stored_name(props, id_), id_)
-
-    def view(self, store: Any, name: str) -> Any:
-        return self._service("get_{}")(store, name)
+        value = self._value(news)
+        return self.updated(id_, news, lambda store, claim: self.write(store, value, claim, False))

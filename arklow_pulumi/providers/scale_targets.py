@@ -88,7 +88,7 @@ def _problems(pool: Any, spec: ScaleTargetSpec) -> list[Problem]:
     found = [Problem(obj, "pool", "is required")] if missing else []
     return [
         *found,
-        *target_problems(label, target),
+        *target_problems(label, target, fields_checked=True),
         *target_reference_problems(label, target),
     ]
 
