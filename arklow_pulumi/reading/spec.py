@@ -4,8 +4,10 @@ The same models are read from an ``arklow allocate`` topology file, from the ``a
 stack config and from the arguments of the Pulumi resources. They check each field on its own:
 its type here (numbers are strict: ``"5"`` and ``true`` are not numbers), its range and the name
 rule with the functions of :mod:`arklow_pulumi.core.limits` (the one home of those rules, which
-documents them). Rules that span objects (unknown members, a second pool for one resource, ...)
-are checked by :func:`~arklow_pulumi.core.rules.assemble_topology` when the topology is built.
+documents them), all inside pydantic-core: a value is checked against constraints made from the
+rules' own constants and reaches the rule's function only when they leave it (:class:`_Rule`).
+Rules that span objects (unknown members, a second pool for one resource, ...) are checked by
+:func:`~arklow_pulumi.core.rules.assemble_topology` when the topology is built.
 """
 
 from __future__ import annotations
@@ -130,7 +132,7 @@ _NAME = _Rule(
 
 Name = Annotated[str, _NAME]
 NonNegative = Annotated[float, _number(units_problem, *UNITS_RANGE)]
-# a capacity between 0 and MIN_CAPACITY is refused: 0 itself is left to the function
+# the constraints take [MIN_CAPACITY, max]: 0 (which the rule accepts) is left to the function
 Capacity = Annotated[float, _number(capacity_problem, MIN_CAPACITY, CAPACITY_RANGE[1])]
 Factor = Annotated[float, _number(factor_problem, *FACTOR_RANGE)]
 UnitsPerReplica = Annotated[float, _number(units_per_replica_problem, *UNITS_PER_REPLICA_RANGE)]
