@@ -3,7 +3,8 @@
 Run: ``python bench/bench_allocate_cli.py [--quick] [--runs N]``; prints a markdown section and
 writes it to ``bench/RESULTS-allocate-cli.md``. Each case runs the real command as a child
 process (after one warm-up run) and reads the operating system's accounting of the finished child
-(``os.wait4``): wall time, user + system CPU, peak resident memory. Figures are medians.
+(``os.wait4``, in a small launcher process): wall time, user + system CPU, peak resident
+memory. Figures are medians.
 
 Targets (issue 19): 10,000 lanes / 1,000 pools <= 0.6 s in JSON, <= 1.0 s in YAML; 100,000 lanes /
 10,000 pools <= 5 s in JSON, <= 10 s in YAML, <= 400 MB; one destination with 20,000 lanes <= 1 s. Two yardsticks run in the
@@ -27,7 +28,6 @@ import statistics
 import subprocess
 import sys
 import tempfile
-import time
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -54,17 +54,33 @@ class Run:
     status: int
 
 
+# Each command is started by a small launcher process rather than forked from this one: Linux
+# carries a process's peak resident memory across exec, so a child forked from this benchmark
+# (about 32 MB) would report at least that much however little it used itself. The launcher (an
+# interpreter without site, about 8 MB) forks the command, waits for it and writes its accounting.
+LAUNCHER = """
+import os, sys, time
+start = time.perf_counter()
+pid = os.fork()
+if pid == 0:
+    os.execv(sys.argv[2], sys.argv[2:])
+_, status, usage = os.wait4(pid, 0)
+wall = time.perf_counter() - start
+with open(sys.argv[1], "w") as out:
+    code = os.waitstatus_to_exitcode(status)
+    out.write(f"{wall} {usage.ru_utime + usage.ru_stime} {usage.ru_maxrss} {code}")
+"""
+
+
 def run_once(argv: list[str], env: dict[str, str] | None = None, out: int | None = None) -> Run:
-    with tempfile.TemporaryFile() as err:
-        start = time.perf_counter()
-        proc = subprocess.Popen(argv, stdout=out or subprocess.DEVNULL, stderr=err, env=env)
-        _, status, usage = os.wait4(proc.pid, 0)
-        wall = time.perf_counter() - start
-        proc.returncode = os.waitstatus_to_exitcode(status)
-        if proc.returncode != 0:
+    with tempfile.TemporaryFile() as err, tempfile.NamedTemporaryFile("r") as account:
+        launcher = [sys.executable, "-S", "-c", LAUNCHER, account.name, *argv]
+        subprocess.run(launcher, stdout=out or subprocess.DEVNULL, stderr=err, env=env, check=True)
+        wall, cpu, peak_kb, code = account.read().split()
+        if int(code) != 0:
             err.seek(0)
-            raise SystemExit(f"{argv[:4]} failed ({proc.returncode}): {err.read()[-500:]!r}")
-    return Run(wall, usage.ru_utime + usage.ru_stime, usage.ru_maxrss / 1024, proc.returncode)
+            raise SystemExit(f"{argv[:4]} failed ({code}): {err.read()[-500:]!r}")
+    return Run(float(wall), float(cpu), int(peak_kb) / 1024, int(code))
 
 
 def interleaved(commands: dict[str, list[str]], runs: int) -> dict[str, list[Run]]:
@@ -229,8 +245,8 @@ def against(other: Path, runs: int) -> None:
         "child process (`python -P -m arklow_pulumi.cli`, PYTHONPATH set to each tree), median "
         f"CPU (user + system) and largest peak resident memory of {runs} runs after one warm-up, "
         "the two trees interleaved run by run; the output of the last run of each compared byte "
-        "for byte. A child's peak is never below this benchmark's own resident set when it forks "
-        "(about 32 MB): the one-lane peaks are that floor.",
+        "for byte. Each command is started by a small launcher (see `LAUNCHER`), so its peak is its "
+        "own.",
         "",
         "| case | CPU, this tree | CPU, other | ratio | peak, this tree | peak, other | ratio "
         "| same output |",

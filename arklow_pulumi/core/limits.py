@@ -34,11 +34,27 @@ from typing import Literal
 MAX_NAME_LENGTH = 255
 MAX_COUNT = 1_000_000
 MAX_UNITS = 1e12
-UNITS_RANGE = (0.0, MAX_UNITS)  # an amount of units (the HTTP API's schema publishes it too)
 MIN_CAPACITY = 1e-9
 MIN_FACTOR, MAX_FACTOR = 1e-6, 1e6
 MIN_UNITS_PER_REPLICA = 1e-6
 MAX_HEADROOM = 100.0
+
+# The ranges of the rules below, closed, as (low, high): each rule's function and the schema's
+# constraints (arklow_pulumi.reading.spec, checked in pydantic-core) are both made from these.
+UNITS_RANGE = (0.0, MAX_UNITS)  # an amount of units (the HTTP API's schema publishes it too)
+CAPACITY_RANGE = (0.0, MAX_UNITS)  # and nothing between 0 and MIN_CAPACITY
+FACTOR_RANGE = (MIN_FACTOR, MAX_FACTOR)
+UNITS_PER_REPLICA_RANGE = (MIN_UNITS_PER_REPLICA, MAX_UNITS)
+HEADROOM_RANGE = (0.0, MAX_HEADROOM)
+PERCENT_RANGE = (0.0, 100.0)
+FRACTION_RANGE = (0.0, 1.0)
+COUNT_RANGE = (0, MAX_COUNT)
+STEP_RANGE = (1, MAX_COUNT)
+
+#: The names of :func:`name_problem` that are all ASCII, as a regular expression (the same in
+#: Python's ``re`` and Rust's ``regex``): 1 to 255 printable ASCII characters, no space at either
+#: end. ASCII text is always in NFC. The schema accepts these names without calling the function.
+ASCII_NAME_PATTERN = rf"^[!-~](?:[ -~]{{0,{MAX_NAME_LENGTH - 2}}}[!-~])?$"
 
 TargetKind = Literal["aws_asg", "gcp_mig"]
 TARGET_KINDS: tuple[TargetKind, ...] = ("aws_asg", "gcp_mig")
@@ -122,31 +138,31 @@ def capacity_problem(value: float) -> str | None:
     """A static capacity: 0, or at least 1e-9 (so that pressure stays finite), at most 1e12."""
     if 0 < value < MIN_CAPACITY:
         return f"must be 0 or at least {MIN_CAPACITY:g} (got {value!r:.40})"
-    return range_problem(value, 0.0, MAX_UNITS)
+    return range_problem(value, *CAPACITY_RANGE)
 
 
 def factor_problem(value: float) -> str | None:
     """A lane's ``weight`` or ``cost``."""
-    return range_problem(value, MIN_FACTOR, MAX_FACTOR)
+    return range_problem(value, *FACTOR_RANGE)
 
 
 def units_per_replica_problem(value: float) -> str | None:
-    return range_problem(value, MIN_UNITS_PER_REPLICA, MAX_UNITS)
+    return range_problem(value, *UNITS_PER_REPLICA_RANGE)
 
 
 def headroom_problem(value: float) -> str | None:
-    return range_problem(value, 0.0, MAX_HEADROOM)
+    return range_problem(value, *HEADROOM_RANGE)
 
 
 def percent_problem(value: float) -> str | None:
-    return range_problem(value, 0.0, 100.0)
+    return range_problem(value, *PERCENT_RANGE)
 
 
 def fraction_problem(value: float) -> str | None:
-    return range_problem(value, 0.0, 1.0)
+    return range_problem(value, *FRACTION_RANGE)
 
 
-def count_problem(value: int, low: int = 0) -> str | None:
+def count_problem(value: int, low: int = COUNT_RANGE[0]) -> str | None:
     """A replica count (``low`` 0) or a step (``low`` 1): an integer up to 1,000,000."""
     if low <= value <= MAX_COUNT:
         return None
@@ -156,4 +172,4 @@ def count_problem(value: int, low: int = 0) -> str | None:
 
 
 def step_problem(value: int) -> str | None:
-    return count_problem(value, low=1)
+    return count_problem(value, low=STEP_RANGE[0])

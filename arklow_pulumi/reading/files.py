@@ -97,7 +97,9 @@ def read_document(path: Path, what: str) -> object:
 
 def load_topology(path: Path) -> Topology:
     raw = read_document(path, "topology")
-    return build_topology(parse_topology(raw, f"topology {str(path)!r}"))
+    spec = parse_topology(raw, f"topology {str(path)!r}")
+    del raw  # the plain values are checked: the topology is built in the memory they held
+    return build_topology(spec)
 
 
 def load_demand(path: Path) -> dict[str, float]:

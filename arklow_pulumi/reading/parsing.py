@@ -13,7 +13,7 @@ from typing import Any, TypeVar
 from pydantic import BaseModel, ValidationError
 
 from arklow_pulumi.core.errors import InvalidInput, Problem
-from arklow_pulumi.reading.spec import DemandSpec, TopologySpec
+from arklow_pulumi.reading.spec import RULE_ERROR, DemandSpec, TopologySpec
 
 _LABELS = {
     "destinations": "destination",
@@ -102,6 +102,8 @@ def _message(err: Mapping[str, Any]) -> str:
         return "is required"
     if err.get("type") == "extra_forbidden":
         return "is not a known field"
+    if err.get("type") == RULE_ERROR:  # a field rule: its own words (core.limits)
+        return str(err["ctx"]["rule"](err["input"]))
     if err.get("type") == "value_error":  # our own checks: their text says what was wrong
         return msg.removeprefix("Value error, ")
     value = err.get("input")

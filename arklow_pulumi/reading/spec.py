@@ -4,20 +4,35 @@ The same models are read from an ``arklow allocate`` topology file, from the ``a
 stack config and from the arguments of the Pulumi resources. They check each field on its own:
 its type here (numbers are strict: ``"5"`` and ``true`` are not numbers), its range and the name
 rule with the functions of :mod:`arklow_pulumi.core.limits` (the one home of those rules, which
-documents them). Rules that span objects (unknown members, a second pool for one resource, ...)
-are checked by :func:`~arklow_pulumi.core.rules.assemble_topology` when the topology is built.
+documents them), all inside pydantic-core: a value is checked against constraints made from the
+rules' own constants and reaches the rule's function only when they leave it (:class:`_Rule`).
+Rules that span objects (unknown members, a second pool for one resource, ...) are checked by
+:func:`~arklow_pulumi.core.rules.assemble_topology` when the topology is built.
 """
 
 from __future__ import annotations
 
 from collections.abc import Callable, Mapping
+from dataclasses import dataclass
 from typing import Annotated, Any
 
-from pydantic import AfterValidator, BaseModel, ConfigDict, Field, model_validator
+from pydantic import BaseModel, ConfigDict, Field, model_validator
+from pydantic_core import core_schema
 
 from arklow_pulumi.core.limits import (
+    ASCII_NAME_PATTERN,
+    CAPACITY_RANGE,
+    COUNT_RANGE,
     DEFAULT_HEADROOM,
     DEFAULT_WEIGHT,
+    FACTOR_RANGE,
+    FRACTION_RANGE,
+    HEADROOM_RANGE,
+    MIN_CAPACITY,
+    PERCENT_RANGE,
+    STEP_RANGE,
+    UNITS_PER_REPLICA_RANGE,
+    UNITS_RANGE,
     TargetKind,
     capacity_problem,
     count_problem,
@@ -62,28 +77,71 @@ __all__ = [
 ]
 
 
-def _rule(problem: Callable[[Any], str | None]) -> AfterValidator:
-    """A field rule of :mod:`arklow_pulumi.core.limits` as a pydantic validator."""
+#: The type of the one pydantic-core error a field rule raises; its context holds the rule's
+#: function (``rule``), which :mod:`~arklow_pulumi.reading.parsing` calls for the message.
+RULE_ERROR = "field_rule"
 
-    def check(value: Any) -> Any:
-        message = problem(value)
-        if message is not None:
-            raise ValueError(message)
+
+@dataclass(frozen=True, eq=False)  # hashed by identity, as Annotated metadata must be
+class _Rule:
+    """A field's type and its rule of :mod:`arklow_pulumi.core.limits`, all in pydantic-core.
+
+    The type is checked first (``base``, strict: its errors are pydantic's own). The rule's
+    function decides, but pydantic-core first tries ``accept``, constraints made from the same
+    constants of :mod:`~arklow_pulumi.core.limits` that accept only values the function accepts
+    (its whole range, or its ASCII names): a value they accept is kept without a call into
+    Python. Any other value goes to the function. A value it refuses is one :data:`RULE_ERROR`.
+    """
+
+    base: core_schema.CoreSchema
+    accept: core_schema.CoreSchema
+    problem: Callable[[Any], str | None]
+
+    def __get_pydantic_core_schema__(self, source: Any, handler: Any) -> core_schema.CoreSchema:
+        decided = core_schema.no_info_plain_validator_function(self._check)
+        either = core_schema.union_schema([self.accept, decided], mode="left_to_right")
+        rule = core_schema.custom_error_schema(
+            either,
+            RULE_ERROR,
+            custom_error_message="does not keep its field rule",
+            custom_error_context={"rule": self.problem},
+        )
+        return core_schema.chain_schema([self.base, rule])
+
+    def _check(self, value: Any) -> Any:
+        if self.problem(value) is not None:
+            raise ValueError  # worded by the caller, from the error's context
         return value
 
-    return AfterValidator(check)
+
+def _number(problem: Callable[[float], str | None], low: float, high: float) -> _Rule:
+    within = core_schema.float_schema(ge=low, le=high, allow_inf_nan=False)
+    return _Rule(core_schema.float_schema(strict=True), within, problem)
 
 
-Name = Annotated[str, Field(strict=True), _rule(name_problem)]
-NonNegative = Annotated[float, Field(strict=True), _rule(units_problem)]
-Capacity = Annotated[float, Field(strict=True), _rule(capacity_problem)]
-Factor = Annotated[float, Field(strict=True), _rule(factor_problem)]
-UnitsPerReplica = Annotated[float, Field(strict=True), _rule(units_per_replica_problem)]
-Headroom = Annotated[float, Field(strict=True), _rule(headroom_problem)]
-Count = Annotated[int, Field(strict=True), _rule(count_problem)]
-Step = Annotated[int, Field(strict=True), _rule(step_problem)]
-Percent = Annotated[float, Field(strict=True), _rule(percent_problem)]
-Fraction = Annotated[float, Field(strict=True), _rule(fraction_problem)]
+def _count(problem: Callable[[int], str | None], low: int, high: int) -> _Rule:
+    return _Rule(
+        core_schema.int_schema(strict=True), core_schema.int_schema(ge=low, le=high), problem
+    )
+
+
+_NAME = _Rule(
+    core_schema.str_schema(strict=True),
+    core_schema.str_schema(pattern=ASCII_NAME_PATTERN, regex_engine="rust-regex"),
+    name_problem,
+)
+
+Name = Annotated[str, _NAME]
+NonNegative = Annotated[float, _number(units_problem, *UNITS_RANGE)]
+# the constraints take [MIN_CAPACITY, max]: 0 (which the rule accepts) is left to the function
+Capacity = Annotated[float, _number(capacity_problem, MIN_CAPACITY, CAPACITY_RANGE[1])]
+Factor = Annotated[float, _number(factor_problem, *FACTOR_RANGE)]
+UnitsPerReplica = Annotated[float, _number(units_per_replica_problem, *UNITS_PER_REPLICA_RANGE)]
+Headroom = Annotated[float, _number(headroom_problem, *HEADROOM_RANGE)]
+Count = Annotated[int, _count(count_problem, *COUNT_RANGE)]
+Step = Annotated[int, _count(step_problem, *STEP_RANGE)]
+Percent = Annotated[float, _number(percent_problem, *PERCENT_RANGE)]
+Fraction = Annotated[float, _number(fraction_problem, *FRACTION_RANGE)]
 
 
 class _Spec(BaseModel):
