@@ -8,11 +8,13 @@ field declared without its table entry fails at import, before any of this runs)
 from __future__ import annotations
 
 import dataclasses
+import typing
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
 import pytest
+from pydantic import BaseModel
 
 from arklow_pulumi.core.fields import FieldInfo, table
 from arklow_pulumi.core.policy import ScalePolicy
@@ -24,6 +26,13 @@ from arklow_pulumi.core.topology import (
     ScaleTarget,
     Topology,
     frozen_map,
+)
+from arklow_pulumi.reading.spec import (
+    DestinationSpec,
+    LaneSpec,
+    PoolSpec,
+    ScalePolicySpec,
+    ScaleTargetSpec,
 )
 from arklow_pulumi.simulation.describing import describe_change
 from arklow_pulumi.simulation.units import split
@@ -184,3 +193,40 @@ def test_a_changed_field_changes_the_simulated_run(cls: type, info: FieldInfo) -
     new = {unit.signature for unit in split(after)}
     assert old != new
     assert {unit.signature for unit in split(base())} == old  # the key is the value: stable
+
+
+SPECS = (
+    (LaneSpec, Lane),
+    (DestinationSpec, Destination),
+    (PoolSpec, Pool),
+    (ScaleTargetSpec, ScaleTarget),
+    (ScalePolicySpec, ScalePolicy),
+)
+
+
+def _rules_in(annotation: Any) -> list[Any]:
+    """The field rules an annotation states, inside an optional too (``Count | None``)."""
+    found = [getattr(m, "problem", None) for m in getattr(annotation, "__metadata__", ())]
+    for arg in typing.get_args(annotation):
+        found += _rules_in(arg)
+    return [rule for rule in found if rule is not None]
+
+
+def _spec_rule(spec: type[BaseModel], name: str) -> Any:
+    info = spec.model_fields.get(name)
+    if info is None:
+        return None
+    found = [getattr(m, "problem", None) for m in info.metadata]
+    rules = [rule for rule in found if rule is not None] + _rules_in(info.annotation)
+    return rules[0] if rules else None
+
+
+@pytest.mark.parametrize(("spec", "value"), SPECS, ids=[v.__name__ for _s, v in SPECS])
+def test_the_schema_checks_each_number_with_the_tables_rule(
+    spec: type[BaseModel], value: type
+) -> None:
+    """The schema's type of a number or count states the rule the field table names for it, so
+    a document and a value built in code are held to one rule."""
+    for info in table(value):
+        if info.form in ("number", "count", "observed"):
+            assert _spec_rule(spec, info.name) is info.rule, f"{value.__name__}.{info.name}"
