@@ -17,6 +17,7 @@ from arklow_pulumi.providers.pools import PoolProvider
 from arklow_pulumi.providers.scale_targets import ScaleTargetProvider
 from arklow_pulumi.reading.parsing import parse_topology
 from arklow_pulumi.reading.spec import build_topology
+from tests.providers.conftest import preview_wait
 
 
 def validate_messages(topology: dict[str, Any]) -> set[str]:
@@ -99,6 +100,7 @@ def unreachable_aws(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setenv("AWS_ENDPOINT_URL", f"http://127.0.0.1:{port}")
     monkeypatch.setenv("AWS_ACCESS_KEY_ID", "testing")
     monkeypatch.setenv("AWS_SECRET_ACCESS_KEY", "testing")
+    preview_wait(monkeypatch, 0.2)
 
 
 @pytest.mark.usefixtures("unreachable_aws")
@@ -158,6 +160,7 @@ def test_missing_cloud_credentials_fail_at_preview(
     monkeypatch.setenv("AWS_EC2_METADATA_DISABLED", "true")
     monkeypatch.setenv("CLOUDSDK_CONFIG", str(tmp_path / "gcloud"))
     monkeypatch.setenv("NO_GCE_CHECK", "True")
+    preview_wait(monkeypatch, 120.0)  # a cloud SDK's first import may take seconds
     result = ScaleTargetProvider().check({}, target_news(arklow_name=group["name"], group=group))
     assert [f.property for f in result.failures] == ["group"]
     (reason,) = reasons(result)
