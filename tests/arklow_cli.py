@@ -1,16 +1,19 @@
 """Running ``arklow`` as a user does: a real process, or the same entry point in this process.
 
-Both give a :class:`subprocess.CompletedProcess` (exit code, stdout, stderr). The in-process form
-calls :func:`arklow_pulumi.cli.main.main` with ``sys.argv`` and the environment patched for that
-call only: the exit codes and streams are the real ones, without a process start per case.
+Both give a :class:`subprocess.CompletedProcess` (exit code, stdout, stderr). The in-process forms
+(:func:`in_process` with a test's fixtures, :func:`call` without) call
+:func:`arklow_pulumi.cli.main.main` with ``sys.argv`` and the environment patched for that call
+only: the exit codes and streams are the real ones, without a process start per case.
 """
 
 from __future__ import annotations
 
+import io
 import os
 import subprocess
 import sys
 from collections.abc import Callable, Mapping
+from contextlib import redirect_stderr, redirect_stdout
 from pathlib import Path
 
 import pytest
@@ -73,6 +76,36 @@ def in_process(
         )
 
     return invoke
+
+
+def call(
+    args: list[str],
+    env: Mapping[str, str] | None = None,
+    cwd: Path | None = None,
+    cleared: tuple[str, ...] = CLEARED,
+) -> Result:
+    """``arklow ARGS`` through the entry point of :func:`in_process`, where a test has no
+    fixtures to hand: ``env`` applied, the ``cleared`` dropped and ``cwd`` the working directory
+    for this call only; stdout and stderr are read from buffers of their own."""
+    from arklow_pulumi.cli.main import main
+
+    out, err = io.StringIO(), io.StringIO()
+    code: object = None
+    with pytest.MonkeyPatch.context() as patch, redirect_stdout(out), redirect_stderr(err):
+        for key in cleared:
+            patch.delenv(key, raising=False)
+        for key, value in (env or {}).items():
+            patch.setenv(key, value)
+        if cwd is not None:
+            patch.chdir(cwd)
+        patch.setattr(sys, "argv", ["arklow", *args])
+        try:
+            main()
+        except SystemExit as exc:
+            code = exc.code
+    return subprocess.CompletedProcess(
+        args, code if isinstance(code, int) else 1, out.getvalue(), err.getvalue()
+    )
 
 
 def assert_one_line_error(result: Result, what: str = "") -> str:

@@ -23,6 +23,11 @@ def arklow_without(module: str, *args: str, cwd: Path) -> subprocess.CompletedPr
         "from arklow_pulumi.cli.main import run\n"
         "run()\n"
     )
+    return python(program, cwd)
+
+
+def python(program: str, cwd: Path) -> subprocess.CompletedProcess[str]:
+    """``python -c PROGRAM`` in ``cwd``: its exit code and output."""
     return subprocess.run(
         [sys.executable, "-c", program],
         cwd=cwd,
@@ -117,14 +122,7 @@ def test_the_policy_pack_without_its_extra_is_one_line(tmp_path: Path) -> None:
         "sys.modules['pulumi_policy'] = None\n"
         f"runpy.run_path({str(REPO / 'policy')!r}, run_name='__main__')\n"
     )
-    result = subprocess.run(
-        [sys.executable, "-c", program],
-        cwd=tmp_path,
-        capture_output=True,
-        text=True,
-        timeout=120,
-        check=False,
-    )
+    result = python(program, tmp_path)
     assert result.stderr == (
         "error: the policy pack (pulumi preview --policy-pack policy) needs pulumi-policy, which "
         "is optional: pip install 'arklow-pulumi[policy]' (make run and make test install it)\n"

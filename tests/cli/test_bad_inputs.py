@@ -1,24 +1,28 @@
 """Every error of every ``arklow`` command: exit 2, exactly one line on stderr, nothing on stdout.
 
-A table of hostile and mistaken inputs across all commands, each run as a real ``arklow`` process
-against real servers (moto for AWS, the project's Compute API server for GCP, a closed port for an
-endpoint that refuses). The processes of the table run a few at a time in one module fixture;
-each case then checks its own result. A line must also name what it is about (``expect``).
+A table of hostile and mistaken inputs across all commands, against real servers (moto for AWS,
+the project's Compute API server for GCP, each the session's; a closed port for an endpoint that
+refuses). Each case runs the entry point ``arklow`` runs, in this process (:func:`in_process`:
+the real exit code and streams without a process start, and a cloud SDK's import, a case); the
+cases of :data:`REAL_PROCESS`, one or more from each part of the table, run as a real ``arklow``
+process, which proves the console script too exits 2 with one line and no traceback. A line must
+also name what it is about (``expect``).
 """
 
 from __future__ import annotations
 
 import socket
-from collections.abc import Iterator
-from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import pytest
 
 from tests import aws_moto
-from tests.arklow_cli import Result, assert_one_line_error, run
+from tests.arklow_cli import Result, assert_one_line_error, in_process, run
+
+if TYPE_CHECKING:
+    from arklow_pulumi.devservers.compute import ComputeServer
 
 REGION = aws_moto.REGION
 NESTED = "a: " + "[" * 5000 + "]" * 5000 + "\n"
@@ -199,26 +203,41 @@ def cases(d: Path, compute_url: str, moto_url: str) -> list[Case]:
     ]  # fmt: skip
 
 
-@pytest.fixture(scope="module")
-def results(tmp_path_factory: pytest.TempPathFactory) -> Iterator[dict[str, tuple[Case, Result]]]:
-    from arklow_pulumi.devservers.compute import ComputeServer
+# One or more cases of each part of the table, each with a reason to be a real process: the
+# interpreter's own recursion limit, bytes read from a real file, a refused socket, an HTML page, a
+# credential search in a clean process, the controller's and the dev servers' commands.
+REAL_PROCESS = frozenset(
+    {
+        "unknown command",
+        "deeply nested YAML",
+        "binary file",
+        "store refused",
+        "HTML error page",
+        "no Google credentials",
+        "controller listen address",
+        "port out of range",
+    }
+)
 
+
+@dataclass(frozen=True)
+class Table:
+    directory: Path
+    moto_url: str
+    cases: dict[str, Case]
+
+
+@pytest.fixture(scope="module")
+def table(
+    tmp_path_factory: pytest.TempPathFactory, moto_url: str, compute_server: ComputeServer
+) -> Table:
+    """The table's files written, and the session's moto server holding the group ``web``."""
     directory = tmp_path_factory.mktemp("bad-inputs")
-    moto, moto_url = aws_moto.start_server()
-    compute = ComputeServer(port=0)
-    compute.start()
-    try:
-        aws_moto.make_asg(aws_moto.autoscaling_client(moto_url), "web", 1, 5, 2)
-        write_files(directory)
-        table = cases(directory, compute.url, moto_url)
-        with ThreadPoolExecutor(max_workers=4) as pool:
-            done = pool.map(
-                lambda c: (c, run(list(c.args), env_for(c, moto_url, directory))), table
-            )
-            yield {case.id: (case, result) for case, result in done}
-    finally:
-        compute.stop()
-        moto.stop()
+    aws_moto.reset(moto_url)
+    aws_moto.make_asg(aws_moto.autoscaling_client(moto_url), "web", 1, 5, 2)
+    write_files(directory)
+    table = cases(directory, compute_server.url, moto_url)
+    return Table(directory, moto_url, {case.id: case for case in table})
 
 
 def env_for(case: Case, moto_url: str, directory: Path) -> dict[str, Any]:
@@ -242,13 +261,23 @@ CASE_IDS = [c.id for c in cases(Path("/nonexistent"), "http://x", "http://x")]
 
 def test_the_table_is_long_enough() -> None:
     assert len(CASE_IDS) >= 30 and len(set(CASE_IDS)) == len(CASE_IDS)
+    assert set(CASE_IDS) >= REAL_PROCESS
 
 
 @pytest.mark.parametrize("case_id", CASE_IDS)
 def test_one_line_exit_2_nothing_on_stdout(
-    case_id: str, results: dict[str, tuple[Case, Result]]
+    case_id: str,
+    table: Table,
+    monkeypatch: pytest.MonkeyPatch,
+    capsys: pytest.CaptureFixture[str],
 ) -> None:
-    case, result = results[case_id]
+    case = table.cases[case_id]
+    env = env_for(case, table.moto_url, table.directory)
+    result: Result
+    if case_id in REAL_PROCESS:
+        result = run(list(case.args), env)
+    else:
+        result = in_process(monkeypatch, capsys)(list(case.args), env)
     line = assert_one_line_error(result, " ".join(case.args))
     assert case.expect in line, line
     assert "Traceback" not in line and "<html" not in line.lower()
@@ -257,7 +286,7 @@ def test_one_line_exit_2_nothing_on_stdout(
 # -- paths the table cannot reach from the command line ----------------------------------------
 
 
-def test_moto_html_500_page_becomes_its_status_line() -> None:
+def test_moto_html_500_page_becomes_its_status_line(moto_url: str) -> None:
     """moto answers SetDesiredCapacity on a group it does not know with werkzeug's HTML 500
     page; the error keeps the status line, not the page."""
     from arklow_pulumi.core.topology import GroupRef
@@ -268,22 +297,17 @@ def test_moto_html_500_page_becomes_its_status_line() -> None:
     from arklow_pulumi.supply.retrying import RetryPolicy
     from arklow_pulumi.supply.routing import Described, SupplyRouter
 
-    server, url = aws_moto.start_server()
-    try:
-        env = aws_moto.aws_env(url)
-        with pytest.MonkeyPatch.context() as patch:
-            for key, value in env.items():
-                patch.setenv(key, value)
-            supply = AwsAsgSupply(REGION, url, RetryPolicy(deadline=0.5), botocore_max_attempts=1)
-            ref = GroupRef("aws_asg", "gone", region=REGION)
-            current = GroupState(ref, desired=1, in_service=1, min=0, max=5)
-            with pytest.raises(TemporarySupplyError) as err:
-                done = reconcile_pass(
-                    SupplyRouter.of(supply), {ref: 2}, observed=Described({ref: current})
-                )
-                done.result(ref)
-    finally:
-        server.stop()
+    with pytest.MonkeyPatch.context() as patch:
+        for key, value in aws_moto.aws_env(moto_url).items():
+            patch.setenv(key, value)
+        supply = AwsAsgSupply(REGION, moto_url, RetryPolicy(deadline=0.5), botocore_max_attempts=1)
+        ref = GroupRef("aws_asg", "gone", region=REGION)  # no test makes a group of that name
+        current = GroupState(ref, desired=1, in_service=1, min=0, max=5)
+        with pytest.raises(TemporarySupplyError) as err:
+            done = reconcile_pass(
+                SupplyRouter.of(supply), {ref: 2}, observed=Described({ref: current})
+            )
+            done.result(ref)
     message = str(err.value)
     assert "HTTP 500 Internal Server Error" in message and "aws_asg:us-east-1/gone" in message
     assert "<" not in message and "\n" not in message

@@ -133,27 +133,36 @@ def test_allocate_bad_input_is_one_line(tmp_path: Path) -> None:
     assert len(result.stderr.splitlines()) == 1 and "capacity" in result.stderr
 
 
-SHARED = """
+def shared(b_limit: int, sized: str, low: int, high: int, replicas: int) -> str:
+    """A topology as a user writes it: ``a/x`` (limit 8) and ``b/y`` in the gpu pool ``shared``
+    (``sized``: its capacity or headroom line) with the ASG ``t`` (1 unit a replica)."""
+    return f"""
 destinations:
-  - {name: a, resources: [gpu], lanes: [{name: x, limit: 8}]}
-  - {name: b, resources: [gpu], lanes: [{name: y, limit: 5}]}
+  - {{name: a, resources: [gpu], lanes: [{{name: x, limit: 8}}]}}
+  - {{name: b, resources: [gpu], lanes: [{{name: y, limit: {b_limit}}}]}}
 pools:
   - name: shared
     resource: gpu
-    capacity: 2
+    {sized}
     members: [a, b]
     scale_targets:
-      - {kind: aws_asg, name: t, min_replicas: 4, max_replicas: 4, units_per_replica: 1, replicas: 4}
+      - {{kind: aws_asg, name: t, min_replicas: {low}, max_replicas: {high}, units_per_replica: 1, replicas: {replicas}}}
 """
+
+
+SHARED = shared(5, "capacity: 2", 4, 4, 4)
 # Ticks at 0, 60, 120 (the last row's time). e(a) = min(10, 8) = 8, then 2, 2; e(b) = 1, 1, 0.
 SHARED_TRACE = "time,lane,demand\n0,a/x,10\n0,b/y,1\n60,a/x,2\n120,b/y,0\n"
 
 
-def simulate(tmp_path: Path, topology: str, trace: str, *extra: str) -> Any:
+def simulate_run(tmp_path: Path, topology: str, trace: str, *extra: str) -> Result:
     topo = write(tmp_path / "topology.yaml", topology)
     csv = write(tmp_path / "trace.csv", trace)
-    args = ["simulate", "--topology", str(topo), "--trace", str(csv), "--format", "json", *extra]
-    return json_of(run(args))
+    return run(["simulate", "--topology", str(topo), "--trace", str(csv), *extra])
+
+
+def simulate(tmp_path: Path, topology: str, trace: str, *extra: str) -> Any:
+    return json_of(simulate_run(tmp_path, topology, trace, "--format", "json", *extra))
 
 
 def check_policy(
@@ -199,18 +208,7 @@ def test_simulate_four_policies_by_hand(tmp_path: Path) -> None:
     check_policy(doc["policies"]["free-for-all"], ffa, 18, 12 * H, 0)
 
 
-GROWING = """
-destinations:
-  - {name: a, resources: [gpu], lanes: [{name: x, limit: 8}]}
-  - {name: b, resources: [gpu], lanes: [{name: y, limit: 8}]}
-pools:
-  - name: shared
-    resource: gpu
-    headroom: 0
-    members: [a, b]
-    scale_targets:
-      - {kind: aws_asg, name: t, min_replicas: 1, max_replicas: 3, units_per_replica: 1, replicas: 1}
-"""
+GROWING = shared(8, "headroom: 0", 1, 3, 1)
 
 
 def test_simulate_scaling_with_launch_delay_and_standalone_split(tmp_path: Path) -> None:
@@ -228,18 +226,7 @@ def test_simulate_scaling_with_launch_delay_and_standalone_split(tmp_path: Path)
     check_policy(doc["policies"]["static"], {"a/x": (40, 5), "b/y": (0, 0)}, 5, 5 * H, 0)
 
 
-BEFORE = """
-destinations:
-  - {name: a, resources: [gpu], lanes: [{name: x, limit: 8}]}
-  - {name: b, resources: [gpu], lanes: [{name: y, limit: 8}]}
-pools:
-  - name: shared
-    resource: gpu
-    capacity: 4
-    members: [a, b]
-    scale_targets:
-      - {kind: aws_asg, name: t, min_replicas: 2, max_replicas: 2, units_per_replica: 1, replicas: 2}
-"""
+BEFORE = shared(8, "capacity: 4", 2, 2, 2)
 AFTER = BEFORE.replace("members: [a, b]", "members: [b]").replace(
     "resources: [gpu], lanes: [{name: x",
     "resources: [gpu], standalone_capacity: {gpu: 1}, lanes: [{name: x",
@@ -316,9 +303,7 @@ def test_what_if_bad_input_is_exit_2_one_line(
     ["lane,time,demand\n", "time,lane,demand\n0,a/x,nan\n"],
 )
 def test_simulate_bad_input_is_exit_2_one_line(tmp_path: Path, trace: str) -> None:
-    topo = write(tmp_path / "t.yaml", SHARED)
-    csv = write(tmp_path / "trace.csv", trace)
-    assert_one_line_error(run(["simulate", "--topology", str(topo), "--trace", str(csv)]))
+    assert_one_line_error(simulate_run(tmp_path, SHARED, trace))
 
 
 MANY_POOLS = """

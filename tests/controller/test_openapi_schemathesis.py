@@ -6,7 +6,7 @@ One run against a real ``arklow controller run`` process on loopback with a toke
 as the contract test starts one: a SQLite store filled through the store service, static
 capacity, no cloud), after its first tick; one against the app on loopback before any tick and
 without tokens (the 503 with ``Retry-After``, the document without security). Examples are
-bounded and seeded, so each run takes seconds; ``bench/fuzz_api.py`` runs longer.
+bounded (:data:`EXAMPLES`) and seeded, so each run takes seconds; ``bench/fuzz_api.py`` runs longer.
 ``schemathesis.toml`` and ``schemathesis_checks.py`` (beside this file) say what the document
 cannot: a batch naming a lane outside the topology is refused 422.
 """
@@ -32,13 +32,16 @@ from arklow_pulumi.store import open_store
 from arklow_pulumi.store import service as svc
 from arklow_pulumi.store.engine import close_stores
 from tests.controller_process import ControllerProcess, eventually
+from tests.hypothesis_profiles import examples
 from tests.memory_controller import MemoryPort
 from tests.uvicorn_server import UvicornThread
 
 HERE = Path(__file__).parent
 BIN = Path(sys.executable).parent
 TOKEN = "tok-openapi-admin-3c1d"
-EXAMPLES = int(os.environ.get("ARKLOW_SCHEMATHESIS_EXAMPLES", "25"))
+# Examples an operation: 25 (10 under the `dev` profile, tests/hypothesis_profiles.py), unless
+# ARKLOW_SCHEMATHESIS_EXAMPLES says.
+EXAMPLES = int(os.environ.get("ARKLOW_SCHEMATHESIS_EXAMPLES", examples(25, dev=10)))
 
 
 def schemathesis(

@@ -7,6 +7,7 @@ import json
 import shutil
 import signal
 import socket
+from functools import partial
 from pathlib import Path
 
 import pytest
@@ -14,7 +15,7 @@ import yaml
 
 from arklow_pulumi.core.errors import InvalidInput
 from arklow_pulumi.devservers.clouds import AsgSpec, MigSpec, load_stack, stack_groups
-from tests.arklow_cli import only, run
+from tests.arklow_cli import Invoke, in_process, only, run
 from tests.devservers.clouds_process import clouds
 from tests.e2e.pulumi_cli import (
     MISSING_ENGINE,
@@ -102,34 +103,43 @@ def test_a_port_in_use_exits_2_with_one_line(option: str) -> None:
     )
 
 
-def test_groups_are_served_and_sigterm_stops_cleanly() -> None:
+def test_groups_are_served_and_sigterm_stops_cleanly(
+    monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """Each group described with exactly the environment the clouds print: the first by a real
+    ``arklow`` process, the others by the same entry point in this process (no cloud SDK's import
+    a group)."""
     with clouds() as running:
         assert set(running.env) >= EXPORTED
         assert running.env["AWS_ACCESS_KEY_ID"] == "testing"
+        env = {**_path_env(), **running.env}
+        real: Invoke = partial(run, cleared=only(env))
+        invoke = in_process(monkeypatch, capsys, cleared=only(env))
         # (desired, min, max, autoscaler): a zonal MIG has no bounds of its own; the autoscaled
         # MIG's are its autoscaler's window.
-        for args, want in (
+        for describe, args, want in (
             (
+                real,
                 ["--kind", "aws_asg", "--name", "gpu-workers", "--region", "us-east-1"],
                 (1, 0, 16, False),  # max: examples/gpu_pool_asg's 16 fits too
             ),
             (
+                invoke,
                 ["--kind", "gcp_mig", "--name", "cpu-workers", "--zone", "us-central1-a"],
                 (1, None, None, False),
             ),
             (
+                invoke,
                 ["--kind", "gcp_mig", "--name", "video-encoders", "--region", "europe-west1"],
                 (2, 2, 12, True),
             ),
             (  # examples/mig_autoscaler's (its dev-clouds.yaml gives it an autoscaler)
+                invoke,
                 ["--kind", "gcp_mig", "--name", "cpu-workers", "--region", "europe-west1"],
                 (6, 2, 20, True),
             ),
         ):
-            env = {**_path_env(), **running.env}
-            described = run(
-                ["supply", "describe", *args, "--format", "json"], env=env, cleared=only(env)
-            )
+            described = describe(["supply", "describe", *args, "--format", "json"], env=env)
             assert described.returncode == 0, described.stderr
             state = json.loads(described.stdout)
             assert (state["desired"], state["min"], state["max"], state["autoscaler"]) == want

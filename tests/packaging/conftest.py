@@ -90,20 +90,9 @@ def index(tmp_path_factory: pytest.TempPathFactory) -> Index:
     root = tmp_path_factory.mktemp("index")
     made = Index(root / "deps", root / "wheel", root / "sdist", root / "cargo-target")
     env = clean_env(CARGO_TARGET_DIR=str(made.cargo_target))
-    pip = [sys.executable, "-m", "pip"]
-    run(
-        [
-            *pip,
-            "download",
-            "--quiet",
-            "--only-binary=:all:",
-            "--dest",
-            made.deps,
-            "maturin>=1.8,<2",
-        ],
-        REPO,
-        env,
-    )
+    download = [sys.executable, "-m", "pip", "download", "--quiet", "--only-binary=:all:"]
+    download += ["--dest", made.deps]
+    run([*download, "maturin>=1.8,<2"], REPO, env)
     tools = root / "tools"
     run([base_python(), "-m", "venv", tools], root, env)
     run(
@@ -123,21 +112,7 @@ def index(tmp_path_factory: pytest.TempPathFactory) -> Index:
     run([maturin, "build", "--release", "--out", made.wheel], REPO, env)
     run([maturin, "sdist", "--out", made.sdist], REPO, env)
     (wheel,) = made.wheel.glob("*.whl")
-    run(
-        [
-            *pip,
-            "download",
-            "--quiet",
-            "--only-binary=:all:",
-            "--dest",
-            made.deps,
-            "--find-links",
-            made.wheel,
-            f"{wheel}[{EXTRAS}]",
-        ],
-        REPO,
-        env,
-    )
+    run([*download, "--find-links", made.wheel, f"{wheel}[{EXTRAS}]"], REPO, env)
     for ours in made.deps.glob("arklow_pulumi-*"):
         ours.unlink()  # the index of dependencies holds none of the package's own builds
     return made

@@ -54,5 +54,14 @@ def props(store_url: str) -> Any:
     return make
 
 
+def preview_wait(monkeypatch: pytest.MonkeyPatch, seconds: float) -> None:
+    """How long ``check`` waits for a group's description at preview, for one test: short where
+    nothing can answer (the wait can only run out), long where the answer must be seen however
+    busy the machine (the wait ends as soon as it comes)."""
+    from arklow_pulumi.providers import scale_targets
+
+    monkeypatch.setattr(scale_targets, "PREVIEW_DESCRIBE_SECONDS", seconds)
+
+
 def make_asg(client: Any, name: str, low: int, high: int) -> None:
     aws_moto.make_asg(client, name, low, high)

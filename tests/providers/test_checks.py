@@ -11,13 +11,13 @@ import pytest
 from pulumi.runtime.rpc import UNKNOWN
 
 from arklow_pulumi.core.errors import InvalidInput
-from arklow_pulumi.providers import scale_targets
 from arklow_pulumi.providers.destinations import DestinationProvider
 from arklow_pulumi.providers.memberships import PoolMembershipProvider
 from arklow_pulumi.providers.pools import PoolProvider
 from arklow_pulumi.providers.scale_targets import ScaleTargetProvider
 from arklow_pulumi.reading.parsing import parse_topology
 from arklow_pulumi.reading.spec import build_topology
+from tests.providers.conftest import preview_wait
 
 
 def validate_messages(topology: dict[str, Any]) -> set[str]:
@@ -100,6 +100,7 @@ def unreachable_aws(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setenv("AWS_ENDPOINT_URL", f"http://127.0.0.1:{port}")
     monkeypatch.setenv("AWS_ACCESS_KEY_ID", "testing")
     monkeypatch.setenv("AWS_SECRET_ACCESS_KEY", "testing")
+    preview_wait(monkeypatch, 0.2)
 
 
 @pytest.mark.usefixtures("unreachable_aws")
@@ -159,9 +160,7 @@ def test_missing_cloud_credentials_fail_at_preview(
     monkeypatch.setenv("AWS_EC2_METADATA_DISABLED", "true")
     monkeypatch.setenv("CLOUDSDK_CONFIG", str(tmp_path / "gcloud"))
     monkeypatch.setenv("NO_GCE_CHECK", "True")
-    # The credentials are looked up within the preview's bound; a loaded machine must not make
-    # that lookup count as "no answer in time".
-    monkeypatch.setattr(scale_targets, "PREVIEW_DESCRIBE_SECONDS", 600.0)
+    preview_wait(monkeypatch, 120.0)  # a cloud SDK's first import may take seconds
     result = ScaleTargetProvider().check({}, target_news(arklow_name=group["name"], group=group))
     assert [f.property for f in result.failures] == ["group"]
     (reason,) = reasons(result)

@@ -19,7 +19,7 @@ from arklow_pulumi.providers.pools import PoolProvider
 from arklow_pulumi.providers.scale_targets import ScaleTargetProvider
 from arklow_pulumi.store import open_store
 from arklow_pulumi.store import service as svc
-from tests.providers.conftest import make_asg
+from tests.providers.conftest import make_asg, preview_wait
 
 
 def target_news(**overrides: Any) -> dict[str, Any]:
@@ -190,6 +190,7 @@ def test_check_without_a_group_change_never_calls_verify(
     monkeypatch.setenv("AWS_ENDPOINT_URL", "http://127.0.0.1:9")  # nothing listens: no cloud
     monkeypatch.setenv("AWS_ACCESS_KEY_ID", "testing")
     monkeypatch.setenv("AWS_SECRET_ACCESS_KEY", "testing")
+    preview_wait(monkeypatch, 0.2)  # nothing listens: the wait can only run out
     provider = ScaleTargetProvider()
     missing = {"kind": "aws_asg", "name": "no-such-asg", "region": "us-east-1"}
     # a new target (no olds): preview of a new stack works without cloud access

@@ -97,7 +97,7 @@ def finish(proc: subprocess.Popen[str], timeout: float = 60) -> tuple[int, str, 
 
 def check_two_checkouts_build_the_shared_cache_once(box: Sandbox) -> None:
     first = box.start(seconds=3)
-    time.sleep(1.0)  # the first holds the lock and builds
+    _until_it_builds(box, first)  # the first holds the lock and builds
     second = box.start(seconds=3, repo=box.second_checkout())
     (code1, _, err1), (code2, out2, err2) = finish(first), finish(second)
     assert (code1, code2) == (0, 0), err1 + err2
@@ -115,21 +115,20 @@ def check_a_held_lock_is_waited_for(box: Sandbox) -> str:
     with open(box.cache / ".lock", "a") as held:
         fcntl.flock(held, fcntl.LOCK_EX)
         proc = box.start()
-        time.sleep(2.5)
+        assert proc.stderr is not None
+        said = proc.stderr.readline()  # its first line: it waits (it says so before anything else)
+        assert "waiting for another" in said, said
         assert proc.poll() is None  # it waits, it does not build beside the holder
         assert box.builds() == 0
     code, _, err = finish(proc)
-    assert code == 0, err
+    assert code == 0, said + err
     assert box.builds() == 1
-    return err
+    return said + err
 
 
 def check_a_stopped_build_leaves_no_lock_and_no_half_build(box: Sandbox) -> None:
     proc = box.start(seconds=30)
-    deadline = time.monotonic() + 60
-    while box.builds() == 0:  # until it compiles (for 30 s)
-        assert time.monotonic() < deadline and proc.poll() is None
-        time.sleep(0.2)
+    _until_it_builds(box, proc)  # (for 30 s)
     proc.send_signal(signal.SIGTERM)
     code, _, _ = finish(proc, timeout=30)
     assert code == 143
@@ -140,6 +139,15 @@ def check_a_stopped_build_leaves_no_lock_and_no_half_build(box: Sandbox) -> None
     code, _, err = finish(box.start())
     assert code == 0, err
     assert "waiting" not in err
+
+
+def _until_it_builds(box: Sandbox, proc: subprocess.Popen[str]) -> None:
+    """Until ``proc`` compiles (the stand-in ``go install`` has logged its call), holding the
+    cache's lock while it does; a minute at most."""
+    deadline = time.monotonic() + 60
+    while box.builds() == 0:
+        assert time.monotonic() < deadline and proc.poll() is None
+        time.sleep(0.1)
 
 
 def _ends(pid: int, within: float = 10.0) -> bool:

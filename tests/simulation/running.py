@@ -1,4 +1,5 @@
-"""Run ``arklow`` as a user does (a real process) on files written under a test's tmp_path."""
+"""Run ``arklow`` on files written under a test's tmp_path: through its entry point in this
+process (:func:`arklow`), or as a user does, a real process (:func:`arklow_process`)."""
 
 from __future__ import annotations
 
@@ -9,6 +10,8 @@ from pathlib import Path
 from typing import Any
 
 import yaml
+
+from tests.arklow_cli import call
 
 ARKLOW = [sys.executable, "-m", "arklow_pulumi.cli"]
 
@@ -28,6 +31,13 @@ def write_trace(path: Path, rows: list[tuple[object, str, object]] | str) -> Pat
 
 
 def arklow(*args: str | Path) -> subprocess.CompletedProcess[str]:
+    """``arklow ARGS`` through its entry point in this process (:func:`tests.arklow_cli.call`:
+    no interpreter and imports to start a call)."""
+    return call([str(a) for a in args])
+
+
+def arklow_process(*args: str | Path) -> subprocess.CompletedProcess[str]:
+    """``arklow ARGS`` as a real process: its own interpreter, streams and workers."""
     return subprocess.run(
         [*ARKLOW, *(str(a) for a in args)], capture_output=True, text=True, check=False
     )

@@ -13,6 +13,7 @@ import os
 import re
 import subprocess
 import sys
+from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
@@ -30,6 +31,7 @@ from arklow_pulumi.simulation.forking import WorkerFailed, stream_forked
 from arklow_pulumi.simulation.policies import POLICIES, build
 from arklow_pulumi.simulation.simulating import run
 from arklow_pulumi.simulation.tracing import Trace, parse_trace
+from tests.hypothesis_profiles import examples
 from tests.simulation.long_replays import FIVE, TICK, noisy_rows, three_rows
 from tests.simulation.replay_checks import figures_text, forks
 from tests.simulation.running import ARKLOW, arklow, assert_one_line_error, write_topology
@@ -41,10 +43,20 @@ def five(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, Topology]:
     return path, load_topology(path)
 
 
+# The replays in this process keep POINTS points a series and fold CHUNK ticks a chunk: the
+# module's own figures under the `ci` profile, an eighth of them under `dev` (the same ratio, so
+# every relation checked here holds: buckets of 3 ticks, several chunks, buckets across them).
+POINTS = examples(CHART_POINTS, dev=CHART_POINTS // 8)
+CHUNK = examples(aggregating.CHUNK_TICKS, dev=aggregating.CHUNK_TICKS // 8)
+
+
 @pytest.fixture(scope="module")
-def long_trace() -> Trace:
-    """More ticks than the series keep points, in several chunks."""
-    return parse_trace(noisy_rows(2 * CHART_POINTS + 123))
+def long_trace() -> Iterator[Trace]:
+    """More ticks than the series keep points, in several chunks (POINTS and CHUNK in force)."""
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setattr(aggregating, "CHART_POINTS", POINTS)
+        patch.setattr(aggregating, "CHUNK_TICKS", CHUNK)
+        yield parse_trace(noisy_rows(2 * POINTS + 123))
 
 
 def _policies(topo: Topology) -> dict[str, tuple[Topology, str]]:
@@ -81,14 +93,14 @@ def test_long_replay_keeps_bounded_series_and_exact_figures(
     assert repr([r.series for r in small.values()]) == repr([r.series for r in got.values()])
     assert repr([r.series for r in tiny.values()]) == repr([r.series for r in got.values()])
     assert repr([r.series for r in full_small.values()]) == repr([r.series for r in full.values()])
-    bucket = math.ceil(ticks / CHART_POINTS)
+    bucket = math.ceil(ticks / POINTS)
     assert bucket == 3
     for name, r in got.items():
         every = full[name].series
         assert every.bucket == 1 and len(every.times) == ticks
         s = r.series
         assert s.bucket == bucket and s.highs is not None
-        assert len(s.times) == math.ceil(ticks / bucket) <= CHART_POINTS
+        assert len(s.times) == math.ceil(ticks / bucket) <= POINTS
         assert list(s.times) == list(every.times[::bucket])
         for field in ("demand", "served", "capacity", "replicas"):
             means, highs = _plain(list(getattr(every, field)), bucket)
@@ -124,7 +136,7 @@ def test_the_clock_hands_chunks_and_keeps_none(
         counts = [n for scenario, n in seen if scenario == s]
         assert sum(counts) == ticks and max(counts) <= limit and len(counts) > 1
     for r in results.values():
-        assert len(r.series.times) == len(r.series.demand) <= CHART_POINTS
+        assert len(r.series.times) == len(r.series.demand) <= POINTS
         for rs in r.series.resources.values():
             assert len(rs.replicas) == len(r.series.times)
 

@@ -29,7 +29,7 @@ from arklow_pulumi.reading.files import load_topology
 from arklow_pulumi.simulation.simulate import simulate
 from arklow_pulumi.simulation.simulating import RunResult
 from arklow_pulumi.simulation.tracing import read_trace
-from tests.simulation.running import arklow
+from tests.simulation.running import arklow_process as arklow
 
 ROOT = Path(__file__).resolve().parents[2]
 TRACES = ROOT / "examples" / "traces"

@@ -36,7 +36,7 @@ from arklow_pulumi.simulation.units import split
 from arklow_pulumi.simulation.whatif import what_if
 from tests.simulation.example_traces import TRACES
 from tests.simulation.replay_checks import figures_text, forks
-from tests.simulation.running import ARKLOW, arklow, assert_one_line_error
+from tests.simulation.running import ARKLOW, arklow, arklow_process, assert_one_line_error
 
 ROOT = Path(__file__).resolve().parents[2]
 SLICE_S = 1800
@@ -221,7 +221,7 @@ def test_cli_jobs_give_identical_output(fleet: tuple[Path, Path, Path]) -> None:
     common = ("simulate", "--topology", TRACES / "fleet.yaml", "--trace", TRACES / "fleet.csv")
     outputs = set()
     for jobs in ("1", "2"):
-        proc = arklow(*common, "--format", "json", "--jobs", jobs)
+        proc = arklow_process(*common, "--format", "json", "--jobs", jobs)  # its own workers
         assert proc.returncode == 0 and proc.stderr == "", proc.stderr
         outputs.add(proc.stdout)
     assert len(outputs) == 1
@@ -229,7 +229,7 @@ def test_cli_jobs_give_identical_output(fleet: tuple[Path, Path, Path]) -> None:
     whatif = ("what-if", "--before", before, "--after", after, "--trace", trace)
     docs = set()
     for jobs in ("1", "2"):
-        proc = arklow(*whatif, "--jobs", jobs)
+        proc = arklow_process(*whatif, "--jobs", jobs)
         assert proc.returncode == 0 and proc.stderr == "", proc.stderr
         docs.add(proc.stdout)
     assert len(docs) == 1

@@ -33,6 +33,22 @@ def set_size(
     ).result(ref)
 
 
+class FakeClock:
+    """A monotonic clock that only moves when slept on."""
+
+    def __init__(self) -> None:
+        self.now = 0.0
+        self.sleeps: list[float] = []
+
+    def __call__(self) -> float:
+        return self.now
+
+    def sleep(self, seconds: float) -> None:
+        assert seconds >= 0
+        self.sleeps.append(seconds)
+        self.now += seconds
+
+
 def count_calls(client: Any) -> Counter[str]:
     """Counts every API call a botocore client sends, by operation name."""
     calls: Counter[str] = Counter()

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import pickle
+from functools import partial
 from typing import Any
 
 import dill
@@ -10,6 +11,7 @@ import pytest
 from botocore.awsrequest import AWSResponse
 
 from arklow_pulumi.core.topology import GroupRef
+from arklow_pulumi.supply import aws
 from arklow_pulumi.supply.aws import AwsAsgSupply, map_aws_error
 from arklow_pulumi.supply.errors import (
     GroupNotFound,
@@ -19,9 +21,9 @@ from arklow_pulumi.supply.errors import (
     TemporarySupplyError,
 )
 from arklow_pulumi.supply.groups import ReplicaLimits
-from arklow_pulumi.supply.retrying import RetryPolicy
+from arklow_pulumi.supply.retrying import Retrier, RetryPolicy
 from tests import aws_moto
-from tests.supply.conftest import REGION, count_calls, make_asg, set_size
+from tests.supply.conftest import REGION, FakeClock, count_calls, make_asg, set_size
 
 
 def ref(name: str) -> GroupRef:
@@ -176,11 +178,16 @@ def test_scaling_activity_in_progress_is_retried_until_it_clears(asg: Any) -> No
     assert desired_of(asg, "web") == 3
 
 
-def test_retries_stop_at_the_deadline_and_chain_the_sdk_error(asg: Any) -> None:
+def test_retries_stop_at_the_deadline_and_chain_the_sdk_error(
+    asg: Any, monkeypatch: pytest.MonkeyPatch
+) -> None:
     make_asg(asg, "web", 1, 5, 2)
     # The attempts' cap is far past what 0.2 s of sleeps of at most 0.05 s allow: the deadline
     # is what stops the retries (counted, not timed).
+    # Its clock moves only by the retries' sleeps, however long each call to moto takes.
     policy = RetryPolicy(deadline=0.2, base=0.05, cap=0.05, max_attempts=1000)
+    clock = FakeClock()
+    monkeypatch.setattr(aws, "Retrier", partial(Retrier, clock=clock, sleep=clock.sleep))
     supply = AwsAsgSupply(REGION, retry=policy)
     client = supply._client(REGION)
 
@@ -196,6 +203,10 @@ def test_retries_stop_at_the_deadline_and_chain_the_sdk_error(asg: Any) -> None:
 
     assert isinstance(info.value.__cause__, ClientError)
     assert 2 <= supply.api_calls["set_desired_capacity"] < policy.max_attempts
+    assert (
+        clock.now <= policy.deadline
+        and len(clock.sleeps) == supply.api_calls["set_desired_capacity"] - 1
+    )
     assert desired_of(asg, "web") == 2
 
 

@@ -153,6 +153,15 @@ def writes(server: ComputeServer) -> list[dict[str, Any]]:
     return [e for e in server.call_report()["log"] if e["route"] in WRITES]
 
 
+def set_regional(compute: ComputeServer, arklow: Invoke, *args: str) -> dict[str, Any]:
+    """``arklow supply set`` on the regional MIG ``api`` with ``args``, which must exit 0: its
+    JSON."""
+    out = arklow(mig_env(compute), "set", *REGIONAL, *args)
+    assert out.returncode == 0, out.stderr
+    done: dict[str, Any] = json.loads(out.stdout)
+    return done
+
+
 def autoscaled(server: ComputeServer, size: int, low: int, high: int, **extra: Any) -> None:
     server.add_group(
         {
@@ -206,9 +215,7 @@ def test_set_autoscaled_mig_moves_the_window_min_only(
     compute: ComputeServer, arklow: Invoke
 ) -> None:
     autoscaled(compute, 2, 1, 4)
-    out = arklow(mig_env(compute), "set", *REGIONAL, "--replicas", "3", "--max-replicas", "6")
-    assert out.returncode == 0, out.stderr
-    after = json.loads(out.stdout)
+    after = set_regional(compute, arklow, "--replicas", "3", "--max-replicas", "6")
     assert after["method"] == "autoscaler_window" and after["window"] == [3, 4]
     assert (after["min"], after["max"], after["autoscaler"]) == (3, 4, True)
     # previous is the group's target size before the change; the old window is reported apart
@@ -237,9 +244,7 @@ def test_set_autoscaled_mig_below_the_window_min_moves_it_down(
     compute: ComputeServer, arklow: Invoke
 ) -> None:
     autoscaled(compute, 4, 3, 6)
-    out = arklow(mig_env(compute), "set", *REGIONAL, "--replicas", "1")
-    assert out.returncode == 0, out.stderr
-    after = json.loads(out.stdout)
+    after = set_regional(compute, arklow, "--replicas", "1")
     assert after["method"] == "autoscaler_window" and after["window"] == [1, 6]
     assert (after["min"], after["max"]) == (1, 6)
     assert after["previous"] == 4 and after["previous_window"] == [3, 6]
@@ -250,9 +255,10 @@ def test_min_replicas_alone_sends_no_placeholder_max(
     compute: ComputeServer, arklow: Invoke
 ) -> None:
     autoscaled(compute, 2, 1, 4)
-    out = arklow(mig_env(compute), "set", *REGIONAL, "--replicas", "3", "--min-replicas", "2")
-    assert out.returncode == 0, out.stderr
-    assert json.loads(out.stdout)["window"] == [3, 4]
+    assert set_regional(compute, arklow, "--replicas", "3", "--min-replicas", "2")["window"] == [
+        3,
+        4,
+    ]
     assert "2147483647" not in json.dumps(compute.call_report()["log"])
     below = arklow(mig_env(compute), "set", *REGIONAL, "--replicas", "1", "--min-replicas", "2")
     assert below.returncode == 2 and "target's bounds [2, unbounded]" in below.stderr
@@ -266,9 +272,7 @@ def test_gcp_dry_run_makes_no_write_call(
         {"project": P, "region": "us-central1", "name": "api", "targetSize": 2}
         | ({"autoscaler": scaler} if scaler else {})
     )
-    out = arklow(mig_env(compute), "set", *REGIONAL, "--replicas", "3", "--dry-run")
-    assert out.returncode == 0, out.stderr
-    plan = json.loads(out.stdout)
+    plan = set_regional(compute, arklow, "--replicas", "3", "--dry-run")
     assert plan["dry_run"] is True and plan["previous"] == 2
     if scaler:
         assert (plan["method"], plan["window"], plan["previous_window"]) == (
@@ -286,9 +290,7 @@ def test_autoscaler_in_mode_off_is_resized(compute: ComputeServer, arklow: Invok
     autoscaled(compute, 2, 1, 4, mode="OFF")
     got = json.loads(arklow(mig_env(compute), "describe", *REGIONAL).stdout)
     assert (got["autoscaler"], got["min"], got["max"]) == (False, None, None)
-    out = arklow(mig_env(compute), "set", *REGIONAL, "--replicas", "7")
-    assert out.returncode == 0, out.stderr
-    after = json.loads(out.stdout)
+    after = set_regional(compute, arklow, "--replicas", "7")
     assert (after["method"], after["desired"], after["window"]) == ("resize", 7, None)
     assert [r["size"] for r in compute.call_report()["resizes"]] == [7]
 

@@ -18,7 +18,7 @@ from arklow_pulumi.supply.errors import (
 from arklow_pulumi.supply.gcp import GcpMigSupply
 from arklow_pulumi.supply.groups import ReplicaLimits
 from arklow_pulumi.supply.retrying import RetryPolicy
-from tests.supply.conftest import set_size
+from tests.supply.conftest import FakeClock, set_size
 
 P, Z, R = "demo-project", "us-central1-a", "us-central1"
 
@@ -214,22 +214,6 @@ def test_supply_pickles_with_dill_without_clients(compute: ComputeServer) -> Non
 
 
 # -- polling operations ---------------------------------------------------------------------------
-
-
-class FakeClock:
-    """A monotonic clock that only moves when slept on."""
-
-    def __init__(self) -> None:
-        self.now = 0.0
-        self.sleeps: list[float] = []
-
-    def __call__(self) -> float:
-        return self.now
-
-    def sleep(self, seconds: float) -> None:
-        assert seconds >= 0
-        self.sleeps.append(seconds)
-        self.now += seconds
 
 
 def fake_clocked(server: ComputeServer, clock: FakeClock, op_deadline: float) -> GcpMigSupply:

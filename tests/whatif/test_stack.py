@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import copy
 import json
+import os
 import subprocess
 import sys
 from pathlib import Path
@@ -13,21 +14,26 @@ from typing import Any
 import pytest
 
 from arklow_pulumi.store.engine import close_stores
+from tests.arklow_cli import Result, call
 from tests.simulation.running import assert_one_line_error, write_topology, write_trace
 from tests.whatif.stacking import BEFORE, HISTORY, fill_history, fill_store, moved, write_project
 
 ARKLOW = [sys.executable, "-m", "arklow_pulumi.cli"]
 
 
-def arklow(project: Path, *args: str | Path) -> subprocess.CompletedProcess[str]:
-    """``arklow ARGS`` in the project directory (the store is found beside its Pulumi.yaml)."""
+def arklow(project: Path, *args: str | Path, real: bool = False) -> Result:
+    """``arklow ARGS`` in the project directory (the store is found beside its Pulumi.yaml),
+    through its entry point in this process, or as a real process where ``real``."""
+    argv = [str(a) for a in args]
+    if not real:
+        return call(argv, cwd=project, cleared=("ARKLOW_STORE",))
     return subprocess.run(
-        [*ARKLOW, *(str(a) for a in args)],
+        [*ARKLOW, *argv],
         capture_output=True,
         text=True,
         check=False,
         cwd=project,
-        env={k: v for k, v in __import__("os").environ.items() if k != "ARKLOW_STORE"},
+        env={k: v for k, v in os.environ.items() if k != "ARKLOW_STORE"},
     )
 
 
@@ -62,7 +68,8 @@ def test_membership_move_that_starves_a_lane_is_flagged(project: Path) -> None:
 
 def test_markdown_lists_flagged_lanes_first_and_says_what_changed(project: Path) -> None:
     write_project(project, "dev", moved())
-    proc = arklow(project, "what-if", "--stack", "dev", "--format", "markdown", "--fail-on-flag")
+    args = ("what-if", "--stack", "dev", "--format", "markdown", "--fail-on-flag")
+    proc = arklow(project, *args, real=True)  # exit 3 from a real process
     assert proc.returncode == 3, proc.stderr
     text = proc.stdout
     assert text.startswith("### Arklow what-if: 2 lanes flagged")
@@ -167,6 +174,6 @@ def test_missing_store_exits_2_and_never_prints_a_password(project: Path, tmp_pa
     assert_one_line_error(arklow(project, "what-if", "--stack", "dev", "--store", missing), "store")
     assert not (tmp_path / "nowhere").exists()
     unreachable = "postgresql://arklow:pl4nted-pw@127.0.0.1:1/arklow"
-    proc = arklow(project, "what-if", "--stack", "dev", "--store", unreachable)
+    proc = arklow(project, "what-if", "--stack", "dev", "--store", unreachable, real=True)
     assert_one_line_error(proc, "store")
     assert "pl4nted-pw" not in proc.stderr
