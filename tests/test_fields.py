@@ -20,12 +20,12 @@ from arklow_pulumi.core.fields import FieldInfo, table
 from arklow_pulumi.core.policy import ScalePolicy
 from arklow_pulumi.core.topology import (
     Destination,
+    FrozenMap,
     GroupRef,
     Lane,
     Pool,
     ScaleTarget,
     Topology,
-    frozen_map,
 )
 from arklow_pulumi.reading.spec import (
     DestinationSpec,
@@ -60,17 +60,17 @@ WALKED = frozenset(
 
 
 def base() -> Topology:
-    lane = Lane("d", "l", 10.0, 1.0, frozen_map({"gpu": 2.0}))
-    dest = Destination("d", ("gpu", "cpu"), (lane,), frozen_map({"cpu": 3.0}))
+    lane = Lane("d", "l", 10.0, 1.0, FrozenMap({"gpu": 2.0}))
+    dest = Destination("d", ("gpu", "cpu"), (lane,), FrozenMap({"cpu": 3.0}))
     target = ScaleTarget("t", GroupRef("aws_asg", "g", region="r"), 1, 5, 2.0, 1)
     pools = {
         "p": Pool("p", "gpu", 4.0, 0.1, (target,)),
         "d/cpu": Pool("d/cpu", "cpu", 3.0, owner="d"),
     }
     return Topology(
-        destinations=frozen_map({"d": dest}),
-        pools=frozen_map(pools),
-        memberships=frozen_map({("d", "gpu"): "p", ("d", "cpu"): "d/cpu"}),
+        destinations=FrozenMap({"d": dest}),
+        pools=FrozenMap(pools),
+        memberships=FrozenMap({("d", "gpu"): "p", ("d", "cpu"): "d/cpu"}),
     )
 
 
@@ -90,7 +90,7 @@ def changed_value(info: FieldInfo, value: Any) -> Any:
     if form == "names":
         return tuple(reversed(value))
     if form in ("amounts", "costs"):
-        return frozen_map({key: amount * 2 for key, amount in value.items()})
+        return FrozenMap({key: amount * 2 for key, amount in value.items()})
     if form == "policy":
         return dataclasses.replace(value, tolerance=value.tolerance / 2)
     if form == "group":
@@ -103,11 +103,11 @@ Place = tuple[Callable[[Topology], Any], Callable[[Topology, Any], Topology]]
 
 
 def _with_dest(topo: Topology, dest: Destination) -> Topology:
-    return dataclasses.replace(topo, destinations=frozen_map({**topo.destinations, "d": dest}))
+    return dataclasses.replace(topo, destinations=FrozenMap({**topo.destinations, "d": dest}))
 
 
 def _with_pool(topo: Topology, pool: Pool) -> Topology:
-    return dataclasses.replace(topo, pools=frozen_map({**topo.pools, "p": pool}))
+    return dataclasses.replace(topo, pools=FrozenMap({**topo.pools, "p": pool}))
 
 
 def _target(topo: Topology) -> ScaleTarget:
