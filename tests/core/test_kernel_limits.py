@@ -63,8 +63,9 @@ INTERRUPTED = """
 import itertools, resource, sys
 from arklow_pulumi.core._kernel import Network
 
-# should the signal not stop the copy, it ends at this cap (MemoryError), not in the machine's swap
-CAP = 2 << 30
+# should the signal not stop the copy, it ends at this cap (MemoryError), not in the machine's swap;
+# wide enough that a parent slowed by a loaded machine still sends its signal well before it
+CAP = 6 << 30
 with open("/proc/self/status") as status:
     (used,) = [int(l.split()[1]) << 10 for l in status if l.startswith("VmSize:")]
 resource.setrlimit(resource.RLIMIT_AS, (used + CAP, used + CAP))
