@@ -10,8 +10,8 @@ for both.
 
 from __future__ import annotations
 
-from collections.abc import Iterable
-from typing import TYPE_CHECKING, Any, ClassVar
+from collections.abc import Callable, Iterable
+from typing import TYPE_CHECKING, Any, ClassVar, NamedTuple
 
 from pulumi.dynamic import CheckResult, CreateResult, DiffResult, UpdateResult
 from pydantic import BaseModel
@@ -20,12 +20,22 @@ from arklow_pulumi.core.errors import Problem
 from arklow_pulumi.core.fields import declared
 from arklow_pulumi.providers.diffing import diff_inputs
 from arklow_pulumi.providers.inputs import check_model, parse_in_topology
-from arklow_pulumi.providers.storing import NamedObjectProvider
+from arklow_pulumi.providers.storing import NamedObjectProvider, stored_name
 from arklow_pulumi.topology_documents import document, value_from_document
 
 if TYPE_CHECKING:
     from arklow_pulumi.store.engine import Store
     from arklow_pulumi.store.identity import Claim
+
+
+class StoreCalls(NamedTuple):
+    """The store service's functions that write, show and delete one kind of object."""
+
+    create: Callable[..., Any]
+    update: Callable[..., Any]
+    view: Callable[..., Any]
+    delete: Callable[..., None]
+    get: Callable[..., Any]
 
 
 def fields_of(value: type) -> tuple[str, ...]:
@@ -39,7 +49,7 @@ class DeclaredObjectProvider(NamedObjectProvider):
     collection: ClassVar[str]  # its list in a topology file ("destinations", "pools")
     identity: ClassVar[tuple[str, ...]]  # the inputs whose change replaces the object
 
-    # What a subclass gives: its conversion, its rules of one object, its store writes.
+    # What a subclass gives: its conversion, its rules of one object, its store's calls.
     @staticmethod
     def from_spec(spec: Any) -> Any:
         raise NotImplementedError
@@ -48,8 +58,10 @@ class DeclaredObjectProvider(NamedObjectProvider):
     def problems(value: Any) -> Iterable[Problem]:
         raise NotImplementedError
 
-    def write(self, store: Store, value: Any, claim: Claim, created: bool) -> Any:
-        """Create (``created``) or update ``value`` in ``store``; the store's view of it."""
+    @staticmethod
+    def services() -> StoreCalls:
+        """The store service's functions for the object (called here, so the service is
+        imported on first use, never by a preview's ``check``)."""
         raise NotImplementedError
 
     @classmethod
@@ -82,10 +94,19 @@ class DeclaredObjectProvider(NamedObjectProvider):
     def diff(self, _id: str, olds: dict[str, Any], news: dict[str, Any]) -> DiffResult:
         return diff_inputs(olds, news, self.inputs(), self.identity)
 
+    def _write(self, value: Any, created: bool) -> Callable[[Store, Claim], Any]:
+        calls = self.services()
+        write = calls.create if created else calls.update
+        return lambda store, claim: calls.view(write(store, value, claim), value.name)
+
     def create(self, props: dict[str, Any]) -> CreateResult:
-        value = self._value(props)
-        return self.created(props, lambda store, claim: self.write(store, value, claim, True))
+        return self.created(props, self._write(self._value(props), True))
 
     def update(self, id_: str, _olds: dict[str, Any], news: dict[str, Any]) -> UpdateResult:
-        value = self._value(news)
-        return self.updated(id_, news, lambda store, claim: self.write(store, value, claim, False))
+        return self.updated(id_, news, self._write(self._value(news), False))
+
+    def delete(self, id_: str, props: dict[str, Any]) -> None:
+        self.services().delete(self.stored_store(props), stored_name(props, id_), id_)
+
+    def view(self, store: Any, name: str) -> Any:
+        return self.services().get(store, name)

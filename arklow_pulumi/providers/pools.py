@@ -10,9 +10,9 @@ from arklow_pulumi.core.fields import table
 from arklow_pulumi.core.policy import ScalePolicy
 from arklow_pulumi.core.topology import Pool
 from arklow_pulumi.core.validating import pool_problems
-from arklow_pulumi.providers.declaring import DeclaredObjectProvider, fields_of
+from arklow_pulumi.providers.declaring import DeclaredObjectProvider, StoreCalls, fields_of
 from arklow_pulumi.providers.inputs import integral
-from arklow_pulumi.providers.storing import service, stored_name
+from arklow_pulumi.providers.storing import service
 from arklow_pulumi.reading.spec import PoolSpec, pool_from_spec
 from arklow_pulumi.topology_documents import pool_document
 
@@ -44,15 +44,15 @@ class PoolProvider(DeclaredObjectProvider):
             raw["scale_policy"] = {k: integral(v) if k in _COUNTS else v for k, v in policy.items()}
         return raw
 
-    def write(self, store: Any, value: Any, claim: Any, created: bool) -> Any:
-        write = service.create_pool if created else service.update_pool
-        return service.pool_view(write(store, value, claim), value.name)
-
-    def delete(self, id_: str, props: dict[str, Any]) -> None:
-        service.delete_pool(self.stored_store(props), stored_name(props, id_), id_)
-
-    def view(self, store: Any, name: str) -> Any:
-        return service.get_pool(store, name)
+    @staticmethod
+    def services() -> StoreCalls:
+        return StoreCalls(
+            service.create_pool,
+            service.update_pool,
+            service.pool_view,
+            service.delete_pool,
+            service.get_pool,
+        )
 
     @staticmethod
     def document(view: service.PoolView) -> dict[str, Any]:
