@@ -36,11 +36,11 @@ from arklow_pulumi.core.limits import MAX_COUNT
 from arklow_pulumi.core.policy import DEFAULT_POLICY, clamp, needed_units
 from arklow_pulumi.core.scaling import desired_replicas
 from arklow_pulumi.core.topology import (
+    FrozenMap,
     GroupRef,
     Pool,
     ScaleTarget,
     Topology,
-    frozen_map,
     standalone_pool_name,
 )
 
@@ -63,7 +63,7 @@ def static(topo: Topology, peaks: PeakDemands | None = None) -> Topology:
         name: replace(pool, scale_targets=tuple(_frozen(t, t.replicas) for t in pool.scale_targets))
         for name, pool in topo.pools.items()
     }
-    return Topology(topo.destinations, frozen_map(pools), topo.memberships)
+    return Topology(topo.destinations, FrozenMap(pools), topo.memberships)
 
 
 def _frozen(target: ScaleTarget, count: int) -> ScaleTarget:
@@ -82,7 +82,7 @@ def standalone(topo: Topology, peaks: PeakDemands | None = None) -> Topology:
             own = standalone_pool_name(member, pool.resource)
             pools[own] = _share(pool, own, member, len(members))
             memberships[(member, pool.resource)] = own
-    return Topology(topo.destinations, frozen_map(pools), frozen_map(memberships))
+    return Topology(topo.destinations, FrozenMap(pools), FrozenMap(memberships))
 
 
 def _share(pool: Pool, name: str, member: str, n: int) -> Pool:
@@ -112,7 +112,7 @@ def free_for_all(topo: Topology, peaks: PeakDemands | None = None) -> Topology:
         by_resource.setdefault(pool.resource, []).append(pool)
     pools = {resource: _merge(resource, merged) for resource, merged in by_resource.items()}
     memberships = {(d, r): r for (d, r) in topo.memberships}
-    return Topology(topo.destinations, frozen_map(pools), frozen_map(memberships))
+    return Topology(topo.destinations, FrozenMap(pools), FrozenMap(memberships))
 
 
 def _merge(resource: str, pools: list[Pool]) -> Pool:
@@ -135,7 +135,7 @@ def cloud_autoscaler(topo: Topology, peaks: PeakDemands | None = None) -> Topolo
         name: replace(pool, scale_policy=replace(pool.scale_policy, scale_down_window_s=keep))
         for name, pool in topo.pools.items()
     }
-    return Topology(topo.destinations, frozen_map(pools), topo.memberships)
+    return Topology(topo.destinations, FrozenMap(pools), topo.memberships)
 
 
 def with_utilization(topo: Topology, utilization: float) -> Topology:
@@ -146,7 +146,7 @@ def with_utilization(topo: Topology, utilization: float) -> Topology:
         name: replace(pool, headroom=models.headroom(pool.headroom))
         for name, pool in topo.pools.items()
     }
-    return Topology(topo.destinations, frozen_map(pools), topo.memberships)
+    return Topology(topo.destinations, FrozenMap(pools), topo.memberships)
 
 
 def static_peak(topo: Topology, peaks: PeakDemands | None = None) -> Topology:
@@ -159,7 +159,7 @@ def static_peak(topo: Topology, peaks: PeakDemands | None = None) -> Topology:
         counts = _sizing(pool, peak.get(name, 0.0), pool.scale_targets)
         targets = tuple(_frozen(t, c) for t, c in zip(pool.scale_targets, counts, strict=True))
         pools[name] = replace(pool, scale_targets=targets)
-    return Topology(topo.destinations, frozen_map(pools), topo.memberships)
+    return Topology(topo.destinations, FrozenMap(pools), topo.memberships)
 
 
 def standalone_sized(topo: Topology, peaks: PeakDemands | None = None) -> Topology:
@@ -174,7 +174,7 @@ def standalone_sized(topo: Topology, peaks: PeakDemands | None = None) -> Topolo
         if pool.scale_targets and alone.members(name):
             pool = replace(pool, scale_targets=_sized(pool, peak.get(name, 0.0)))
         pools[name] = pool
-    return Topology(alone.destinations, frozen_map(pools), alone.memberships)
+    return Topology(alone.destinations, FrozenMap(pools), alone.memberships)
 
 
 def _sized(pool: Pool, demand: float) -> tuple[ScaleTarget, ...]:
