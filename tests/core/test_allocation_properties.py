@@ -3,6 +3,7 @@ independent reference solvers (exact fractions; successive linear programs)."""
 
 from __future__ import annotations
 
+import sys
 from dataclasses import dataclass
 from typing import Any
 
@@ -102,8 +103,12 @@ def run(case: Case) -> Allocation:
     return allocate(build_topology(parse_topology(case.doc)), case.demand)
 
 
-def close(a: float, b: float, rel: float = TOL) -> bool:
-    return abs(a - b) <= rel * max(1.0, abs(a), abs(b))
+def close(a: float, b: float, rel: float = TOL, slack: float = 0.0) -> bool:
+    return abs(a - b) <= rel * max(1.0, abs(a), abs(b)) + slack
+
+
+# How many ulps of a capacity the rounding of a pool's residual may cost (a sum over a few lanes).
+ROUNDING_ULPS = 16
 
 
 def pool_usage(case: Case, values: list[float]) -> list[float]:
@@ -214,11 +219,20 @@ def test_invariants_over_the_whole_documented_range(case: Case) -> None:
 @settings(max_examples=examples(500), deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(wide_cases(max_dest=3, max_lanes=2))
 def test_agrees_with_exact_fractions_over_the_whole_documented_range(case: Case) -> None:
+    """Within TOL, and within what rounding alone allows: a lane's share of a pool is that pool's
+    capacity less the other lanes' use, divided by its cost, so the capacity's rounding (a few
+    ulps of the largest capacity) divided by the lane's smallest cost is the most float64 can
+    promise (cost 1e-6 beside 1000 in a pool of 20: 1.7e-9 was seen, a cancellation no
+    algorithm in float64 avoids). The invariants above hold to TOL regardless."""
     result = run(case)
     alloc, admit = exact_allocate(case.problem)
+    largest = max(case.problem.capacity, default=0.0)
     for i, k in enumerate(case.keys):
-        assert close(result.lanes[k].allocation, float(alloc[i])), (k, result.lanes[k], alloc[i])
-        assert close(result.lanes[k].admission, float(admit[i])), (k, result.lanes[k], admit[i])
+        cheapest = min((c for _p, c in case.problem.incidences[i]), default=1.0)
+        slack = ROUNDING_ULPS * sys.float_info.epsilon * largest / cheapest
+        got = result.lanes[k]
+        assert close(got.allocation, float(alloc[i]), slack=slack), (k, got, alloc[i])
+        assert close(got.admission, float(admit[i]), slack=slack), (k, got, admit[i])
 
 
 def issue_topology(small_weight: float) -> dict[str, Any]:
