@@ -6,7 +6,7 @@ outputs (:mod:`arklow_pulumi.providers`) and ``arklow topology show``. The publi
 API serves (lane admission, pool state) is not a topology value: its documents are
 :mod:`arklow_pulumi.controller.tick.documents`.
 
-A document holds the value's own fields (:func:`~arklow_pulumi.core.fields.documented`): not its
+A document holds the value's own fields (``FieldInfo.documented`` of its field table): not its
 name, which is its caller's key (a lane's document, an element of a list, has it), nor its
 relations. A lane's ``cost`` is ``None`` when it has none; a pool's ``scale_policy`` holds only
 the fields that differ from the defaults, ``None`` when none do (``core.policy.policy_document``).

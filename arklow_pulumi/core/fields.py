@@ -102,8 +102,3 @@ def _info(cls: type, f: dataclasses.Field[Any]) -> FieldInfo:
 def declared(cls: type) -> tuple[FieldInfo, ...]:
     """The fields of ``cls`` a user declares, in order."""
     return tuple(f for f in table(cls) if f.declared)
-
-
-def documented(cls: type) -> tuple[FieldInfo, ...]:
-    """The fields of ``cls``'s own document, in order."""
-    return tuple(f for f in table(cls) if f.documented)

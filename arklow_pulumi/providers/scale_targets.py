@@ -32,6 +32,7 @@ from arklow_pulumi.core.errors import InvalidInput, Problem
 from arklow_pulumi.core.fields import declared, table
 from arklow_pulumi.core.topology import GroupRef, ScaleTarget
 from arklow_pulumi.core.validating import target_problems, target_reference_problems
+from arklow_pulumi.providers.declaring import fields_of
 from arklow_pulumi.providers.diffing import canonical, diff_inputs
 from arklow_pulumi.providers.inputs import check_model, integral, is_unknown, parse_in_topology
 from arklow_pulumi.providers.storing import (
@@ -49,7 +50,7 @@ from arklow_pulumi.supply.verifying import verify_target
 from arklow_pulumi.topology_documents import target_document, value_from_document
 
 # The resource's inputs: its Arklow name, its pool and the fields a target declares (core.fields).
-FIELDS = tuple(f.name for f in declared(ScaleTarget))
+FIELDS = fields_of(ScaleTarget)
 INPUTS = ("arklow_name", "pool", *FIELDS)
 IDENTITY = ("arklow_name", "pool", "group")
 GROUP_FIELDS = tuple(f.name for f in table(GroupRef))
