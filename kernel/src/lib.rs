@@ -6,15 +6,15 @@
 //! - `net.rs`: a topology's lanes and pools as index arrays ([`net::Net`]), and the domain every
 //!   number must lie in;
 //! - `filling.rs`: weighted progressive filling ([`filling::fill`]);
-//! - `allocating.rs`: one tick's caps, allocation, admission and pool demand
-//!   ([`allocating::allocate`]);
+//! - `dividing.rs`: one tick's caps, allocation, admission and pool demand
+//!   ([`dividing::allocate`]);
 //! - `sizing.rs`: every pool's single-tick scale decision ([`sizing::desired`]).
 //!
 //! The Python edge, compiled only with the `extension-module` feature (maturin enables it):
 //! `python.rs` (the classes `Network` and `Sizings`, the module) and `copying.rs` (every input
 //! copied and checked before any work).
 
-pub mod allocating;
+pub mod dividing;
 pub mod filling;
 pub mod net;
 pub mod sizing;

@@ -5,15 +5,15 @@
 //! (`copying.rs`); a bad one raises `ValueError` or `TypeError` naming it, one too large for the
 //! process's memory `MemoryError`, and a signal's handler (Ctrl-C) interrupts a long copy. The
 //! GIL is released only around pure Rust work on those owned copies (`filling.rs`,
-//! `allocating.rs`, `sizing.rs`), and an error of that work (a breach of the filling's bound of
+//! `dividing.rs`, `sizing.rs`), and an error of that work (a breach of the filling's bound of
 //! events, a bug) raises `RuntimeError`.
 
 use pyo3::exceptions::{PyRuntimeError, PyTypeError, PyValueError};
 use pyo3::prelude::*;
 use pyo3::types::PyList;
 
-use crate::allocating::allocate;
 use crate::copying::{check, iterate, no_memory, number, numbers, push, same_length, signals};
+use crate::dividing::allocate;
 use crate::filling::fill;
 use crate::net::{Net, DOMAIN_MAX_FACTOR, DOMAIN_MIN_FACTOR, MAX_AMOUNT, MAX_COUNT, MAX_POOLS};
 

@@ -6,7 +6,7 @@
 // The checks walk lanes and pools by index, as the invariants are written.
 #![allow(clippy::needless_range_loop)]
 
-mod allocating;
+mod dividing;
 mod filling;
 mod sizing;
 

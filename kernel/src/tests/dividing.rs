@@ -2,7 +2,7 @@
 
 use super::filling::check_filling;
 use super::{at_most, close, network, random_network, Draw, AMOUNTS};
-use crate::allocating::{allocate, Allocated};
+use crate::dividing::{allocate, Allocated};
 use crate::filling::fill;
 use crate::net::Net;
 
