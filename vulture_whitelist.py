@@ -65,3 +65,6 @@ _.converged
 # request cycle reads when the connection layer ends a stalled body.
 _.send_400_response
 _.disconnected
+
+# core.topology.FrozenMap: dict's mutating methods, overridden to refuse (Python calls them).
+_.popitem
