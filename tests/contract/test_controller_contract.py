@@ -45,6 +45,9 @@ TOPOLOGY = {
     ],
 }
 LANES = {"search/interactive", "search/batch", "ingest/default"}
+# Seconds between the controller's ticks: the tests wait for ticks (and for reports to expire,
+# three ticks), never on a clock, so a short one only makes the waits short.
+TICK_S = 0.5
 TOKENS = {
     "admin": "tok-admin-5e1f",
     "read": "tok-read-77aa",
@@ -144,7 +147,7 @@ class Controller(ControllerProcess):
             lines.append(f'  - {{name: "{scope}-token", scope: "{scope}", sha256: {digest}}}')
         tokens = work / "tokens.yaml"
         tokens.write_text("\n".join(lines) + "\n")
-        super().__init__(work, self.store, "--tokens", str(tokens), env=setup.env)
+        super().__init__(work, self.store, "--tokens", str(tokens), interval=TICK_S, env=setup.env)
 
 
 @pytest.fixture(scope="module")
@@ -375,7 +378,7 @@ def test_expired_reports_count_zero_for_scaling_and_keep_admission(admin: httpx.
     kept = two_ticks_later(admin)["lanes"]["search/batch"]
     assert kept["admission"] > 0
 
-    def expired() -> dict[str, Any] | None:  # TTL: 3 intervals of 1 s without a newer report
+    def expired() -> dict[str, Any] | None:  # TTL: 3 intervals (TICK_S) without a newer report
         doc: dict[str, Any] = admin.get("/v1/pools").json()
         return doc if doc["pools"]["shared-gpu"]["demand"] == 0 else None
 

@@ -229,7 +229,7 @@ def test_under_a_low_descriptor_limit_the_log_stays_bounded(
     hard one of 4096 the controller raises its own limit for the cap: nothing fails."""
     out, err = tmp_path / "out.txt", tmp_path / "err.txt"
     argv = [ARKLOW, "controller", "run", "--store", store_url, "--listen", "127.0.0.1:0"]
-    argv += ["--header-timeout", "2"]
+    argv += ["--header-timeout", "1"]
     with out.open("w") as stdout, err.open("w") as stderr:
         process = subprocess.Popen(
             argv,
