@@ -23,7 +23,7 @@ from typing import Any
 import httpx
 import pytest
 
-from tests import aws_moto
+from tests import aws_moto, loopback
 from tests.arklow_cli import ARKLOW, only, run
 from tests.builders import dest, lane, pool, target
 from tests.controller_process import ControllerProcess, eventually, store_topology
@@ -161,7 +161,7 @@ def controller(setup: Setup) -> Iterator[Controller]:
 
 def client(controller: Controller, scope: str | None = "admin") -> httpx.Client:
     headers = {} if scope is None else {"Authorization": f"Bearer {TOKENS[scope]}"}
-    return httpx.Client(base_url=controller.url(), headers=headers, timeout=30)
+    return loopback.client(base_url=controller.url(), headers=headers, timeout=30)
 
 
 @pytest.fixture(scope="module")
@@ -219,7 +219,7 @@ def test_missing_or_unknown_token_is_401(
     controller: Controller, admin: httpx.Client, path: str
 ) -> None:
     assert client(controller, None).get(path).status_code == 401
-    wrong = httpx.Client(base_url=controller.url(), headers={"Authorization": "Bearer nope"})
+    wrong = loopback.client(base_url=controller.url(), headers={"Authorization": "Bearer nope"})
     answer = wrong.get(path)
     assert answer.status_code == 401
     assert "nope" not in answer.text
