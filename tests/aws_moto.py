@@ -6,6 +6,7 @@ process) would reach AWS. Arranging state uses a raw boto3 client, never the pro
 
 from __future__ import annotations
 
+import functools
 import logging
 import urllib.request
 from typing import Any
@@ -39,11 +40,18 @@ def aws_env(url: str) -> dict[str, str]:
     }
 
 
-def autoscaling_client(url: str) -> Any:
-    """A raw boto3 client on the server, with the launch configuration groups are made from."""
+@functools.cache
+def _session() -> Any:
+    """One boto3 session for the process's raw clients: a session reads and parses botocore's
+    service and endpoint models (JSON) for its first client, tens of milliseconds a test."""
     import boto3
 
-    client = boto3.session.Session().client(
+    return boto3.session.Session()
+
+
+def autoscaling_client(url: str) -> Any:
+    """A raw boto3 client on the server, with the launch configuration groups are made from."""
+    client = _session().client(
         "autoscaling",
         region_name=REGION,
         endpoint_url=url,

@@ -19,7 +19,6 @@ import tempfile
 from pathlib import Path
 from typing import Any
 
-import httpx
 import yaml
 from click.testing import CliRunner
 from hypothesis import HealthCheck, Phase, given, settings
@@ -32,6 +31,7 @@ from arklow_pulumi.reading.files import load_topology
 from arklow_pulumi.simulation.tracing import read_trace
 from arklow_pulumi.store.engine import close_stores, open_store
 from arklow_pulumi.store.runtime import acquire_lease
+from tests import loopback
 from tests.cli.names_strategy import lane_keys, topologies
 from tests.controller.conftest import FakeClock, groups_for, make_controller
 from tests.controller_process import ControllerProcess, eventually, put_topology
@@ -194,7 +194,7 @@ def test_valid_names_through_the_controller_api(document: dict[str, Any]) -> Non
                 reports = [
                     {"lane": f"{name}/{lane['name']}", "demand": 2} for lane in destination["lanes"]
                 ]
-                answer = httpx.post(
+                answer = loopback.post(
                     f"{base}/v1/demand",
                     json={"reports": reports},
                     headers={"Authorization": f"Bearer {tokens[name]}"},
@@ -203,7 +203,7 @@ def test_valid_names_through_the_controller_api(document: dict[str, Any]) -> Non
                 assert answer.status_code == 200, answer.text
 
             def admitted() -> dict[str, Any] | None:
-                answer = httpx.get(
+                answer = loopback.get(
                     f"{base}/v1/admission",
                     headers={"Authorization": "Bearer reader"},
                     timeout=30,

@@ -23,7 +23,7 @@ from typing import Any
 import httpx
 import pytest
 
-from tests import aws_moto
+from tests import aws_moto, loopback
 from tests.arklow_cli import ARKLOW, only, run
 from tests.builders import dest, lane, pool, target
 from tests.controller_process import ControllerProcess, eventually, store_topology
@@ -45,6 +45,9 @@ TOPOLOGY = {
     ],
 }
 LANES = {"search/interactive", "search/batch", "ingest/default"}
+# Seconds between the controller's ticks: the tests wait for ticks (and for reports to expire,
+# three ticks), never on a clock, so a short one only makes the waits short.
+TICK_S = 0.5
 TOKENS = {
     "admin": "tok-admin-5e1f",
     "read": "tok-read-77aa",
@@ -144,7 +147,7 @@ class Controller(ControllerProcess):
             lines.append(f'  - {{name: "{scope}-token", scope: "{scope}", sha256: {digest}}}')
         tokens = work / "tokens.yaml"
         tokens.write_text("\n".join(lines) + "\n")
-        super().__init__(work, self.store, "--tokens", str(tokens), env=setup.env)
+        super().__init__(work, self.store, "--tokens", str(tokens), interval=TICK_S, env=setup.env)
 
 
 @pytest.fixture(scope="module")
@@ -158,7 +161,7 @@ def controller(setup: Setup) -> Iterator[Controller]:
 
 def client(controller: Controller, scope: str | None = "admin") -> httpx.Client:
     headers = {} if scope is None else {"Authorization": f"Bearer {TOKENS[scope]}"}
-    return httpx.Client(base_url=controller.url(), headers=headers, timeout=30)
+    return loopback.client(base_url=controller.url(), headers=headers, timeout=30)
 
 
 @pytest.fixture(scope="module")
@@ -216,7 +219,7 @@ def test_missing_or_unknown_token_is_401(
     controller: Controller, admin: httpx.Client, path: str
 ) -> None:
     assert client(controller, None).get(path).status_code == 401
-    wrong = httpx.Client(base_url=controller.url(), headers={"Authorization": "Bearer nope"})
+    wrong = loopback.client(base_url=controller.url(), headers={"Authorization": "Bearer nope"})
     answer = wrong.get(path)
     assert answer.status_code == 401
     assert "nope" not in answer.text
@@ -375,7 +378,7 @@ def test_expired_reports_count_zero_for_scaling_and_keep_admission(admin: httpx.
     kept = two_ticks_later(admin)["lanes"]["search/batch"]
     assert kept["admission"] > 0
 
-    def expired() -> dict[str, Any] | None:  # TTL: 3 intervals of 1 s without a newer report
+    def expired() -> dict[str, Any] | None:  # TTL: 3 intervals (TICK_S) without a newer report
         doc: dict[str, Any] = admin.get("/v1/pools").json()
         return doc if doc["pools"]["shared-gpu"]["demand"] == 0 else None
 

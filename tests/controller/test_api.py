@@ -19,6 +19,7 @@ import uvicorn.config
 from arklow_pulumi.controller.api.app import build_app, etag_matches
 from arklow_pulumi.controller.api.auth import TokenSet
 from arklow_pulumi.controller.api.metrics import Metrics
+from tests import loopback
 from tests.memory_controller import MemoryPort
 from tests.tokens import token_digest
 from tests.uvicorn_server import UvicornThread
@@ -37,7 +38,7 @@ class Served:
     def client(self, who: str | None = None) -> httpx.Client:
         headers = {"Authorization": f"Bearer {self.tokens[who]}"} if who else {}
         headers["Content-Type"] = "application/json"  # what every POST must carry (415 else)
-        return httpx.Client(base_url=self.url, headers=headers, timeout=10)
+        return loopback.client(base_url=self.url, headers=headers, timeout=10)
 
 
 def write_tokens(path: Path) -> dict[str, str]:
@@ -433,7 +434,7 @@ def test_concurrent_posts_are_all_or_nothing(tmp_path: Path) -> None:
         errors: list[str] = []
 
         def poster(d: int) -> None:
-            with httpx.Client(base_url=server.url, timeout=30) as http:
+            with loopback.client(base_url=server.url, timeout=30) as http:
                 for round_ in range(20):
                     good = [{"lane": f"d{d}/l{i}", "demand": round_} for i in range(50)]
                     bad = [*good[:25], {"lane": f"d{d}/l0", "demand": -1}]
@@ -494,7 +495,9 @@ def test_tokens_never_appear_in_logs_answers_or_metrics(
                     answer = http.request(method, path, json=batch(("ads/serve", 1)))
                     seen.append(answer.text + str(answer.headers))
                 seen.append(http.post("/v1/demand", json=batch(("x/y", -1))).text)
-        with httpx.Client(base_url=api.url, headers={"Authorization": f"Bearer {wrong}"}) as http:
+        with loopback.client(
+            base_url=api.url, headers={"Authorization": f"Bearer {wrong}"}
+        ) as http:
             seen.append(http.get("/v1/admission").text)
             seen.append(http.post("/v1/demand", json=batch(("ads/serve", 1))).text)
         with api.client("admin") as http:

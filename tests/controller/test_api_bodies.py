@@ -10,11 +10,11 @@ import time
 from collections.abc import Iterator
 from urllib.parse import urlsplit
 
-import httpx
 import pytest
 
 from arklow_pulumi.controller.api.app import build_app
 from arklow_pulumi.controller.api.metrics import Metrics
+from tests import loopback
 from tests.memory_controller import MemoryPort
 from tests.uvicorn_server import UvicornThread
 
@@ -67,7 +67,7 @@ def test_a_malformed_body_is_a_4xx_naming_the_problem(
     named: str,
 ) -> None:
     url, port = served
-    answer = httpx.post(url + "/v1/demand", content=body, headers=JSON, timeout=30)
+    answer = loopback.post(url + "/v1/demand", content=body, headers=JSON, timeout=30)
     assert answer.status_code == status, answer.text
     message = answer.json()["error"]
     assert named in message and "\n" not in message and len(message) < 300

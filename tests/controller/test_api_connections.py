@@ -21,6 +21,7 @@ from urllib.parse import urlsplit
 import httpx
 import pytest
 
+from tests import loopback
 from tests.arklow_cli import ARKLOW
 from tests.controller.test_openapi_schemathesis import fill_store
 from tests.controller_process import ControllerProcess, eventually
@@ -109,7 +110,7 @@ def test_stalled_headers_and_bodies_are_closed_and_a_normal_client_is_answered(
     headers = Stalled(address(url), HEADERS, 300)
     bodies = Stalled(address(url), BODY, 100)
     try:
-        assert httpx.get(url + "/healthz", timeout=60).status_code == 200
+        assert loopback.get(url + "/healthz", timeout=60).status_code == 200
         eventually(lambda: all([headers.step(), bodies.step()]), "the stalled to close")
     finally:
         headers.close()
@@ -122,7 +123,7 @@ def test_stalled_headers_and_bodies_are_closed_and_a_normal_client_is_answered(
         assert b'{"error":"the request' in answer
     assert b"healthz" not in controller.err.read_bytes()  # one request, no access log
     assert controller.process.poll() is None  # still serving
-    assert httpx.get(url + "/healthz", timeout=60).status_code == 200
+    assert loopback.get(url + "/healthz", timeout=60).status_code == 200
 
 
 def test_the_header_deadline_holds_for_every_request_of_a_kept_alive_connection(
@@ -181,7 +182,7 @@ def test_a_connection_beyond_the_cap_is_answered_503(tmp_path: Path, store_url: 
         assert set(ends) <= {"503", "reset"} and "503" in ends, ends
         stalled.close()  # the client side closes: the slots are freed
         eventually(
-            lambda: httpx.get(url + "/healthz", timeout=60).status_code == 200,
+            lambda: loopback.get(url + "/healthz", timeout=60).status_code == 200,
             "a normal request to be answered once the stalled connections are gone",
         )
     finally:
@@ -229,7 +230,7 @@ def test_under_a_low_descriptor_limit_the_log_stays_bounded(
     hard one of 4096 the controller raises its own limit for the cap: nothing fails."""
     out, err = tmp_path / "out.txt", tmp_path / "err.txt"
     argv = [ARKLOW, "controller", "run", "--store", store_url, "--listen", "127.0.0.1:0"]
-    argv += ["--header-timeout", "2"]
+    argv += ["--header-timeout", "1"]
     with out.open("w") as stdout, err.open("w") as stderr:
         process = subprocess.Popen(
             argv,
@@ -273,6 +274,6 @@ def test_under_a_low_descriptor_limit_the_log_stays_bounded(
 
 def _answered(url: str) -> bool:
     try:
-        return httpx.get(url, timeout=30).status_code == 200
+        return loopback.get(url, timeout=30).status_code == 200
     except httpx.HTTPError:
         return False

@@ -23,6 +23,7 @@ from arklow_pulumi.controller.api.bodies import MESSAGE_LENGTH, echo, encodable,
 from arklow_pulumi.controller.api.connections import ConnectionLimits, server_config
 from arklow_pulumi.controller.api.guarding import allowed_hosts
 from arklow_pulumi.controller.api.metrics import Metrics
+from tests import loopback
 from tests.memory_controller import MemoryPort
 from tests.tokens import token_digest
 
@@ -106,7 +107,7 @@ def check(status: int, body: bytes) -> dict[str, Any]:
 def post(url: str, document: object, token: str = ADMIN) -> httpx.Response:
     body = json.dumps(document).encode("ascii")  # "\ud800" travels as the JSON escape
     headers = {"Content-Type": "application/json", "Authorization": f"Bearer {token}"}
-    return httpx.post(url + "/v1/demand", content=body, headers=headers, timeout=30)
+    return loopback.post(url + "/v1/demand", content=body, headers=headers, timeout=30)
 
 
 @pytest.mark.parametrize("odd", list(ODD.values()), ids=list(ODD))
@@ -133,9 +134,9 @@ def test_demand_refusals_echo_any_lane(url: str, odd: str) -> None:
 def test_lane_paths_echo_any_name(url: str, odd: str) -> None:
     path = "/v1/lanes/search/" + quote(odd.encode("utf-8", "surrogatepass"), safe="")
     for token in (ADMIN, SEARCH):
-        answer = httpx.get(url + path, headers={"Authorization": f"Bearer {token}"}, timeout=30)
+        answer = loopback.get(url + path, headers={"Authorization": f"Bearer {token}"}, timeout=30)
         check(answer.status_code, answer.content)
-    answer = httpx.get(
+    answer = loopback.get(
         url + "/v1/lanes/ads/" + quote(odd.encode("utf-8", "surrogatepass"), safe=""),
         headers={"Authorization": f"Bearer {SEARCH}"},
         timeout=30,

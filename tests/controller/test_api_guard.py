@@ -12,6 +12,7 @@ import pytest
 from arklow_pulumi.controller.api.app import build_app
 from arklow_pulumi.controller.api.guarding import allowed_hosts, host_of
 from arklow_pulumi.controller.api.metrics import Metrics
+from tests import loopback
 from tests.memory_controller import MemoryPort
 from tests.uvicorn_server import UvicornThread
 
@@ -29,7 +30,7 @@ def served() -> Iterator[tuple[str, MemoryPort, Metrics]]:
 
 
 def post(url: str, **headers: str) -> httpx.Response:
-    return httpx.post(url + "/v1/demand", content=BODY, headers=headers, timeout=10)
+    return loopback.post(url + "/v1/demand", content=BODY, headers=headers, timeout=10)
 
 
 @pytest.mark.parametrize(
@@ -59,7 +60,7 @@ def test_a_refused_request_stores_nothing(
 def test_a_rebound_host_cannot_read_admission(served: tuple[str, MemoryPort, Metrics]) -> None:
     url, port, _ = served
     port.publish({"ads/serve": 3.0})
-    answer = httpx.get(url + "/v1/admission", headers={"Host": "rebind.evil.example"})
+    answer = loopback.get(url + "/v1/admission", headers={"Host": "rebind.evil.example"})
     assert answer.status_code == 421
     assert "ads/serve" not in answer.text
 
@@ -97,7 +98,7 @@ def test_a_post_to_a_route_without_one_is_405_whatever_its_body(
     the router, as every method a route does not take (no handler runs either way)."""
     url, port, _ = served
     for headers in ({}, {"Content-Type": "text/plain"}, {"Content-Type": "application/json"}):
-        answer = httpx.post(url + path, content=BODY, headers=headers, timeout=10)
+        answer = loopback.post(url + path, content=BODY, headers=headers, timeout=10)
         assert answer.status_code == 405, answer.text
         assert "GET" in answer.headers["allow"] and "error" in answer.json()
     assert port.sink.batches == 0
@@ -105,7 +106,7 @@ def test_a_post_to_a_route_without_one_is_405_whatever_its_body(
 
 def test_invented_methods_add_no_series(served: tuple[str, MemoryPort, Metrics]) -> None:
     url, _, metrics = served
-    with httpx.Client(base_url=url, timeout=10) as http:
+    with loopback.client(base_url=url, timeout=10) as http:
         for i in range(300):
             http.request(f"X{i}", "/v1/admission")
             http.request(f"Y{i}", f"/nowhere/{i}")

@@ -10,7 +10,6 @@ from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
-import httpx
 import pytest
 
 from arklow_pulumi.controller.api.app import build_app
@@ -24,7 +23,7 @@ from arklow_pulumi.controller.api.connections import (
 from arklow_pulumi.controller.api.guarding import allowed_hosts
 from arklow_pulumi.controller.api.metrics import Metrics
 from arklow_pulumi.core.errors import InvalidInput
-from tests import arklow_cli
+from tests import arklow_cli, loopback
 from tests.memory_controller import MemoryPort
 from tests.uvicorn_server import UvicornThread
 
@@ -60,7 +59,7 @@ def test_ambiguous_headers_are_refused(
 ) -> None:
     url, port = served
     sent = [(name, value.format(url=url)) for name, value in headers]
-    answer = httpx.post(url + "/v1/demand", content=BODY, headers=sent, timeout=30)
+    answer = loopback.post(url + "/v1/demand", content=BODY, headers=sent, timeout=30)
     assert answer.status_code == status, answer.text
     assert "error" in answer.json()
     assert port.sink.batches == 0
@@ -69,9 +68,9 @@ def test_ambiguous_headers_are_refused(
 def test_one_origin_and_one_content_type_are_accepted(served: tuple[str, MemoryPort]) -> None:
     url, port = served
     headers = [JSON, ("Origin", url), ("Host", "[::1]:8470")]
-    answer = httpx.post(url + "/v1/demand", content=BODY, headers=headers, timeout=30)
+    answer = loopback.post(url + "/v1/demand", content=BODY, headers=headers, timeout=30)
     assert answer.status_code == 403  # the Origin is not the Host's: that check still holds
-    answer = httpx.post(url + "/v1/demand", content=BODY, headers=[JSON, ("Origin", url)])
+    answer = loopback.post(url + "/v1/demand", content=BODY, headers=[JSON, ("Origin", url)])
     assert answer.status_code == 200, answer.text
     assert port.sink.reports == {"ads/serve": 5.0}
 
@@ -216,6 +215,6 @@ class BrokenPort(MemoryPort):
 def test_a_bug_is_a_json_500_without_internals() -> None:
     app = build_app(BrokenPort(["ads/serve"]), None, Metrics(), hosts=allowed_hosts("127.0.0.1"))
     with UvicornThread(app, access_log=False) as server:
-        answer = httpx.get(server.url + "/v1/leader", timeout=30)
+        answer = loopback.get(server.url + "/v1/leader", timeout=30)
     assert answer.status_code == 500
     assert answer.json() == {"error": "internal error: the controller could not answer"}

@@ -29,6 +29,7 @@ from arklow_pulumi.controller.api.metrics import Metrics
 from arklow_pulumi.controller.api.openapi import Served, openapi_document
 from arklow_pulumi.controller.ports import PoolView, TargetView
 from arklow_pulumi.core.limits import MAX_NAME_LENGTH, MAX_UNITS, units_problem
+from tests import loopback
 from tests.controller.test_api import write_tokens
 from tests.hypothesis_profiles import examples
 from tests.memory_controller import MemoryPort, sample_pool
@@ -212,7 +213,7 @@ def test_the_served_document_is_this_process_s_own(
     served: tuple[str, MemoryPort, dict[str, str]],
 ) -> None:
     url, _, _ = served
-    assert httpx.get(url + "/openapi.json").json() == DOC
+    assert loopback.get(url + "/openapi.json").json() == DOC
 
 
 def check_answer(answer: httpx.Response, method: str, path: str) -> None:
@@ -235,9 +236,9 @@ def test_every_answer_holds_to_its_schema(
     served: tuple[str, MemoryPort, dict[str, str]],
 ) -> None:
     url, port, tokens = served
-    admin = httpx.Client(base_url=url, headers={"Authorization": f"Bearer {tokens['admin']}"})
-    search = httpx.Client(base_url=url, headers={"Authorization": f"Bearer {tokens['search']}"})
-    anyone = httpx.Client(base_url=url)
+    admin = loopback.client(base_url=url, headers={"Authorization": f"Bearer {tokens['admin']}"})
+    search = loopback.client(base_url=url, headers={"Authorization": f"Bearer {tokens['search']}"})
+    anyone = loopback.client(base_url=url)
     views = [("get", "/v1/admission"), ("get", "/v1/pools")]
     lane = ("get", "/v1/lanes/{destination}/{lane}")
     for method, path in views:

@@ -21,7 +21,6 @@ from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
 
-import httpx
 import pytest
 
 from arklow_pulumi.controller.api.app import build_app
@@ -31,6 +30,7 @@ from arklow_pulumi.core.topology import Destination, Lane
 from arklow_pulumi.store import open_store
 from arklow_pulumi.store import service as svc
 from arklow_pulumi.store.engine import close_stores
+from tests import loopback
 from tests.controller_process import ControllerProcess, eventually
 from tests.hypothesis_profiles import examples
 from tests.memory_controller import MemoryPort
@@ -85,7 +85,7 @@ def live_controller(work: Path) -> Iterator[str]:
         url = running.url()
         auth = {"Authorization": f"Bearer {TOKEN}"}
         eventually(
-            lambda: httpx.get(url + "/v1/admission", headers=auth).status_code == 200,
+            lambda: loopback.get(url + "/v1/admission", headers=auth).status_code == 200,
             "the first tick",
             deadline_s=60,
             every=0.1,

@@ -21,7 +21,7 @@ from typing import Any
 import httpx
 import pytest
 
-from tests import aws_moto
+from tests import aws_moto, loopback
 from tests.builders import search_and_ingest, target
 from tests.controller_process import ControllerProcess, eventually
 from tests.e2e.pulumi_cli import MISSING_ENGINE, Stack, engine_available, write_project
@@ -117,7 +117,7 @@ def test_demand_in_admission_out_groups_resized_within_bounds(
 ) -> None:
     first = controller(stack, controller_dir("first"))
     try:
-        api = httpx.Client(base_url=first.url(), timeout=30)
+        api = loopback.client(base_url=first.url(), timeout=30)
         assert api.get("/healthz").status_code == 200
         assert api.get("/v1/leader").json() == {
             "leader": True,
@@ -174,7 +174,7 @@ def test_demand_in_admission_out_groups_resized_within_bounds(
     clouds.set_asg_desired(3)  # drift while no controller runs
     again = controller(stack, controller_dir("again"))
     try:
-        api = httpx.Client(base_url=again.url(), timeout=30)
+        api = loopback.client(base_url=again.url(), timeout=30)
         # It serves the last published tick from the store at once, and numbers on from it.
         assert api.get("/v1/admission").json()["tick"] >= last_tick
         eventually(
@@ -229,7 +229,7 @@ def test_a_web_page_can_neither_drive_nor_read_the_controller(
     running = controller(stack, controller_dir("guarded"), "--allowed-host", "arklow.lan")
     try:
         url = running.url()
-        api = httpx.Client(base_url=url, timeout=30)
+        api = loopback.client(base_url=url, timeout=30)
         eventually(lambda: api.get("/v1/admission").status_code == 200, "the first tick")
         report(api, {"search/batch": 1})
         body = b'{"reports": [{"lane": "search/batch", "demand": 60}]}'

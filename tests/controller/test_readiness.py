@@ -7,7 +7,6 @@ import logging
 import os
 from pathlib import Path
 
-import httpx
 import pytest
 
 from arklow_pulumi.controller.tick import readiness
@@ -15,6 +14,7 @@ from arklow_pulumi.controller.tick.readiness import Readiness, ReadinessLog
 from arklow_pulumi.core.deciding import TargetId
 from arklow_pulumi.store.engine import StoreError
 from arklow_pulumi.supply.errors import MissingCredentials
+from tests import loopback
 from tests.controller_process import ControllerProcess, eventually, store_topology
 
 TOPOLOGY = {
@@ -95,7 +95,7 @@ def test_process_without_credentials_says_why_on_stderr(tmp_path: Path) -> None:
         assert "not ready: no tick done yet (controller)" in lines[0]
         assert "not ready: missing credentials (scale target 'gpu/gpu-workers')" in lines[1]
         assert "AWS_ACCESS_KEY_ID" in lines[1]  # what to set
-        assert httpx.get(f"{address}/readyz", trust_env=False).status_code == 503
+        assert loopback.get(f"{address}/readyz", trust_env=False).status_code == 503
     finally:
         process.end()
     said_lines = [ln for ln in process.err.read_text().splitlines() if "ready" in ln]

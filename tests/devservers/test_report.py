@@ -5,6 +5,7 @@ the matplotlib figures: titles, units, event labels, legends outside every plot)
 from __future__ import annotations
 
 import json
+from collections.abc import Callable
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
@@ -66,8 +67,7 @@ def pool_view(layout: Layout, pool: str, k: int) -> PoolView:
     return PoolView(resource, capacity, 12.0, 12.0 / capacity, "steady", 3, targets)
 
 
-@pytest.fixture
-def recording(tmp_path: Path) -> Recording:
+def record(tmp_path: Path) -> Recording:
     before, after = dev_layouts(tmp_path)
     rec = Recording(TICK_S)
     rec.layout(0.0, before)
@@ -82,6 +82,27 @@ def recording(tmp_path: Path) -> Recording:
         pools = {pool: pool_view(layout, pool, k) for pool in layout.pool_members}
         rec.add(t, Published(k + 1, AT, lanes, pools))
     return rec
+
+
+@pytest.fixture(scope="module")
+def recording(tmp_path_factory: pytest.TempPathFactory) -> Recording:
+    """One recording for the module's tests, which only read it (and its charts, :func:`chart`);
+    a test that changes one makes its own with :func:`record`."""
+    return record(tmp_path_factory.mktemp("recording"))
+
+
+@pytest.fixture(scope="module")
+def chart(recording: Recording) -> Callable[[str], Any]:
+    """The chart named (a key of ``CHARTS``) of the module's recording, drawn once (:func:`drawn`)
+    for the tests that read it."""
+    figures: dict[str, Any] = {}
+
+    def figure(name: str) -> Any:
+        if name not in figures:
+            figures[name] = drawn(CHARTS[name][2](recording))
+        return figures[name]
+
+    return figure
 
 
 def test_the_layout_names_each_lanes_pools_and_the_join(recording: Recording) -> None:
@@ -182,8 +203,10 @@ def visible_axes(figure: Any) -> list[Any]:
     return [ax for ax in figure.axes if ax.get_visible()]
 
 
-def test_each_lane_panel_names_its_pools_and_its_unit(recording: Recording) -> None:
-    figure = drawn(charts.lanes_figure(recording))
+def test_each_lane_panel_names_its_pools_and_its_unit(
+    recording: Recording, chart: Callable[[str], Any]
+) -> None:
+    figure = chart("lanes.png")
     titles = {ax.get_title().split(" — ")[0]: ax for ax in visible_axes(figure)}
     assert set(titles) == set(recording.lanes)
     assert titles["search/batch"].get_title() == "search/batch — pool shared-gpu"
@@ -195,30 +218,32 @@ def test_each_lane_panel_names_its_pools_and_its_unit(recording: Recording) -> N
     assert "1 = 1 cpu" in titles["ingest/stream"].get_ylabel()
 
 
-@pytest.mark.parametrize("chart", list(CHARTS))
-def test_every_panel_labels_every_event(recording: Recording, chart: str) -> None:
-    figure = drawn(CHARTS[chart][2](recording))
+@pytest.mark.parametrize("name", list(CHARTS))
+def test_every_panel_labels_every_event(
+    recording: Recording, chart: Callable[[str], Any], name: str
+) -> None:
+    figure = chart(name)
     for ax in visible_axes(figure):
         labels = {text.get_text().strip() for text in ax.texts}
-        assert {"backfill", "burst", "join"} <= labels, (chart, ax.get_title())
+        assert {"backfill", "burst", "join"} <= labels, (name, ax.get_title())
     legend = " | ".join(t.get_text() for t in figure.legends[0].get_texts())
     for event in recording.events:
         assert charts.event_text(event) in legend
 
 
-@pytest.mark.parametrize("chart", list(CHARTS))
-def test_the_legend_covers_no_plot(recording: Recording, chart: str) -> None:
-    figure = drawn(CHARTS[chart][2](recording))
+@pytest.mark.parametrize("name", list(CHARTS))
+def test_the_legend_covers_no_plot(chart: Callable[[str], Any], name: str) -> None:
+    figure = chart(name)
     renderer = figure.canvas.get_renderer()
     [legend] = figure.legends
     box = legend.get_window_extent(renderer)
     for ax in visible_axes(figure):
         assert ax.get_legend() is None  # no legend inside a plot
-        assert not box.overlaps(ax.get_window_extent(renderer)), (chart, ax.get_title())
+        assert not box.overlaps(ax.get_window_extent(renderer)), (name, ax.get_title())
 
 
-def test_targets_say_what_desired_means(recording: Recording) -> None:
-    figure = drawn(charts.targets_figure(recording))
+def test_targets_say_what_desired_means(chart: Callable[[str], Any]) -> None:
+    figure = chart("targets.png")
     titles = {ax.get_title().split(" — ")[0]: ax.get_title() for ax in visible_axes(figure)}
     assert titles["video-encoders"] == (
         "video-encoders — GCP managed instance group with its own autoscaler: "
@@ -235,8 +260,8 @@ def test_targets_say_what_desired_means(recording: Recording) -> None:
     assert units["video-encoders"] == "replicas\n(1 = 4 video units)"
 
 
-def test_pools_are_in_their_resources_units(recording: Recording) -> None:
-    figure = drawn(charts.pools_figure(recording))
+def test_pools_are_in_their_resources_units(chart: Callable[[str], Any]) -> None:
+    figure = chart("pools.png")
     units = {ax.get_title(): ax.get_ylabel() for ax in visible_axes(figure)}
     assert units["pool cpu-workers (cpu) — member ingest"] == "cpu units"
     assert (
@@ -247,8 +272,8 @@ def test_pools_are_in_their_resources_units(recording: Recording) -> None:
     )
 
 
-def test_the_pressure_1_line_is_labelled_outside_the_plot(recording: Recording) -> None:
-    figure = drawn(charts.pressure_figure(recording))
+def test_the_pressure_1_line_is_labelled_outside_the_plot(chart: Callable[[str], Any]) -> None:
+    figure = chart("pressure.png")
     [ax] = visible_axes(figure)
     renderer = figure.canvas.get_renderer()
     [label] = [t for t in ax.texts if t.get_text().startswith("pressure 1")]
@@ -298,8 +323,8 @@ def test_summary_json_figures_are_rounded(recording: Recording, tmp_path: Path) 
     assert (lane["demand"], lane["allocation"], lane["admission"]) == (1.164, 5.333, 5.333)
 
 
-def test_demand_above_the_limit_is_drawn_as_reported(recording: Recording) -> None:
-    figure = drawn(charts.lanes_figure(recording))
+def test_demand_above_the_limit_is_drawn_as_reported(chart: Callable[[str], Any]) -> None:
+    figure = chart("lanes.png")
     ax = next(a for a in visible_axes(figure) if a.get_title().startswith("search/batch"))
     lines = {line.get_label(): list(line.get_ydata()) for line in ax.get_lines()}
     reported = lines["reported demand (above the limit: the lane's own queue)"]
@@ -307,9 +332,8 @@ def test_demand_above_the_limit_is_drawn_as_reported(recording: Recording) -> No
     assert max(lines["demand (≤ the lane's limit)"]) == 5.0
 
 
-def test_a_quota_far_above_its_demand_is_drawn_to_the_demands_scale(
-    recording: Recording,
-) -> None:
+def test_a_quota_far_above_its_demand_is_drawn_to_the_demands_scale(tmp_path: Path) -> None:
+    recording = record(tmp_path)  # its own: it changes the quota's capacity
     for views in [recording.pools["llm-quota"]]:
         for i, v in enumerate(views):
             if v is not None:

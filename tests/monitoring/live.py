@@ -16,9 +16,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-import httpx
-
 from arklow_pulumi.devservers.compute import ComputeServer
+from tests import loopback
 from tests.builders import search_and_ingest, target
 from tests.controller_process import ControllerProcess, eventually, store_topology
 
@@ -49,13 +48,13 @@ class LiveController:
     err: Path
 
     def scrape(self) -> str:
-        answer = httpx.get(f"{self.url}/metrics", timeout=30)
+        answer = loopback.get(f"{self.url}/metrics", timeout=30)
         answer.raise_for_status()
         return answer.text
 
     def report(self) -> None:
         reports = [{"lane": lane, "demand": value} for lane, value in DEMAND.items()]
-        httpx.post(f"{self.url}/v1/demand", json={"reports": reports}, timeout=30)
+        loopback.post(f"{self.url}/v1/demand", json={"reports": reports}, timeout=30)
 
 
 @contextmanager

@@ -1,4 +1,6 @@
-"""``arklow supply`` and ``arklow dev compute-server`` run as a user would: a subprocess with env."""
+"""``arklow supply`` and ``arklow dev compute-server`` run as a user would, with env: a real process
+for each kind's describe, a group not found, the --timeout watchdog (SIGALRM) and the dev server;
+the other cases through the same entry point in this process (``arklow``)."""
 
 from __future__ import annotations
 
@@ -62,9 +64,9 @@ def test_describe_asg(asg: Any, aws_env: dict[str, str]) -> None:
     assert got["autoscaler"] is False and got["policies"] == [] and got["stable"] is True
 
 
-def test_set_asg_within_bounds(asg: Any, aws_env: dict[str, str]) -> None:
+def test_set_asg_within_bounds(asg: Any, aws_env: dict[str, str], arklow: Invoke) -> None:
     make_asg(asg, "web", 1, 5, 2)
-    out = run(
+    out = arklow(
         aws_env,
         "set",
         *ASG,
@@ -91,29 +93,31 @@ def test_set_asg_within_bounds(asg: Any, aws_env: dict[str, str]) -> None:
     ],
 )
 def test_set_asg_out_of_bounds_fails_without_writing(
-    asg: Any, aws_env: dict[str, str], extra: tuple[str, ...]
+    asg: Any, aws_env: dict[str, str], arklow: Invoke, extra: tuple[str, ...]
 ) -> None:
     make_asg(asg, "web", 1, 5, 2)
-    out = run(aws_env, "set", *ASG, *extra)
+    out = arklow(aws_env, "set", *ASG, *extra)
     assert out.returncode != 0
     assert out.stdout == ""
     assert len(out.stderr.strip().splitlines()) == 1 and "outside" in out.stderr
     assert desired_of(asg, "web") == 2
 
 
-def test_set_asg_with_policy_is_refused(asg: Any, aws_env: dict[str, str]) -> None:
+def test_set_asg_with_policy_is_refused(asg: Any, aws_env: dict[str, str], arklow: Invoke) -> None:
     make_asg(asg, "web", 1, 5, 2)
     aws_moto.add_step_policy(asg, "web", "bump")
-    out = run(aws_env, "set", *ASG, "--replicas", "3")
+    out = arklow(aws_env, "set", *ASG, "--replicas", "3")
     assert out.returncode != 0 and "bump" in out.stderr and desired_of(asg, "web") == 2
-    ok = run(aws_env, "set", *ASG, "--replicas", "3", "--override-policies")
+    ok = arklow(aws_env, "set", *ASG, "--replicas", "3", "--override-policies")
     assert ok.returncode == 0, ok.stderr
     assert json.loads(ok.stdout)["policies"] == ["bump"] and desired_of(asg, "web") == 3
 
 
-def test_dry_run_prints_the_plan_and_writes_nothing(asg: Any, aws_env: dict[str, str]) -> None:
+def test_dry_run_prints_the_plan_and_writes_nothing(
+    asg: Any, aws_env: dict[str, str], arklow: Invoke
+) -> None:
     make_asg(asg, "web", 1, 5, 2)
-    out = run(aws_env, "set", *ASG, "--replicas", "3", "--dry-run")
+    out = arklow(aws_env, "set", *ASG, "--replicas", "3", "--dry-run")
     assert out.returncode == 0, out.stderr
     plan = json.loads(out.stdout)
     assert plan["dry_run"] is True and plan["method"] == "set_desired_capacity"
@@ -174,7 +178,7 @@ def autoscaled(server: ComputeServer, size: int, low: int, high: int, **extra: A
     )
 
 
-def test_describe_and_set_mig(compute: ComputeServer) -> None:
+def test_describe_and_set_mig(compute: ComputeServer, arklow: Invoke) -> None:
     compute.add_group({"project": P, "zone": Z, "name": "web", "targetSize": 2})
     got = json.loads(run(mig_env(compute), "describe", *MIG, "--format", "json").stdout)
     assert set(got) >= CONTRACT_KEYS
@@ -187,7 +191,7 @@ def test_describe_and_set_mig(compute: ComputeServer) -> None:
         "autoscaler": False,
     }
     assert got["stable"] is True and got["policies"] == []
-    out = run(mig_env(compute), "set", *MIG, "--replicas", "5", "--max-replicas", "6")
+    out = arklow(mig_env(compute), "set", *MIG, "--replicas", "5", "--max-replicas", "6")
     assert out.returncode == 0, out.stderr
     after = json.loads(out.stdout)
     assert after["desired"] == 5 and after["method"] == "resize" and after["stable"] is False
@@ -295,9 +299,11 @@ def test_autoscaler_in_mode_off_is_resized(compute: ComputeServer, arklow: Invok
     assert [r["size"] for r in compute.call_report()["resizes"]] == [7]
 
 
-def test_set_mig_out_of_bounds_fails_without_writing(compute: ComputeServer) -> None:
+def test_set_mig_out_of_bounds_fails_without_writing(
+    compute: ComputeServer, arklow: Invoke
+) -> None:
     compute.add_group({"project": P, "zone": Z, "name": "web", "targetSize": 2})
-    out = run(mig_env(compute), "set", *MIG, "--replicas", "7", "--max-replicas", "6")
+    out = arklow(mig_env(compute), "set", *MIG, "--replicas", "7", "--max-replicas", "6")
     assert out.returncode != 0 and "outside" in out.stderr and out.stdout == ""
     assert "POST instanceGroupManagers.resize" not in compute.call_report()["by_route"]
 
@@ -323,12 +329,12 @@ def test_google_cloud_project_wins_over_cloudsdk_core_project(
     assert arklow(env, "describe", *NO_PROJECT).returncode == 0
 
 
-def test_mig_needs_project_and_one_location(compute: ComputeServer) -> None:
-    out = run(mig_env(compute), "describe", *NO_PROJECT)
+def test_mig_needs_project_and_one_location(compute: ComputeServer, arklow: Invoke) -> None:
+    out = arklow(mig_env(compute), "describe", *NO_PROJECT)
     assert out.returncode == 2 and out.stdout == ""
     assert len(out.stderr.strip().splitlines()) == 1 and "field 'project'" in out.stderr
     assert compute.call_report()["total"] == 0
-    both = run(mig_env(compute), "describe", *MIG, "--region", "us-central1")
+    both = arklow(mig_env(compute), "describe", *MIG, "--region", "us-central1")
     assert both.returncode == 2 and "field 'zone'" in both.stderr
 
 
@@ -388,14 +394,14 @@ def assert_bounded_failure(out: Result, group: str) -> str:
 def test_a_refused_aws_endpoint_fails_within_the_timeout(aws_env: dict[str, str]) -> None:
     env = {**aws_env, "AWS_ENDPOINT_URL": f"http://127.0.0.1:{closed_port()}"}
     # The process timeout only guards against a hang (before --timeout this took 36-54 s).
-    out = run(env, "describe", *ASG, "--timeout", "2", timeout=30)
+    out = run(env, "describe", *ASG, "--timeout", "1", timeout=30)
     line = assert_bounded_failure(out, "aws_asg:us-east-1/web")
     assert "cannot reach" in line or "--timeout" in line
 
 
 def test_a_refused_compute_endpoint_fails_within_the_timeout() -> None:
     env = {"ARKLOW_GCP_COMPUTE_ENDPOINT": f"http://127.0.0.1:{closed_port()}"}
-    out = run(env, "describe", *MIG, "--timeout", "2", timeout=30)
+    out = run(env, "describe", *MIG, "--timeout", "1", timeout=30)
     assert_bounded_failure(out, f"gcp_mig:{P}/{Z}/web")
 
 
@@ -407,10 +413,10 @@ def test_a_silent_endpoint_is_cut_at_the_timeout(
     env["ARKLOW_GCP_COMPUTE_ENDPOINT"] = silent_endpoint
     group = ASG if kind == "aws_asg" else MIG
     # the process timeout is a hang guard: without a deadline a silent endpoint holds for minutes
-    out = run(env, "set", *group, "--replicas", "3", "--timeout", "2", timeout=30)
+    out = run(env, "set", *group, "--replicas", "3", "--timeout", "1", timeout=30)
     assert_bounded_failure(out, "/web")
 
 
-def test_timeout_must_be_positive() -> None:
-    out = run({}, "describe", *ASG, "--timeout", "0")
+def test_timeout_must_be_positive(arklow: Invoke) -> None:
+    out = arklow({}, "describe", *ASG, "--timeout", "0")
     assert out.returncode == 2 and out.stdout == "" and "--timeout" in out.stderr
