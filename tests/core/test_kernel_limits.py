@@ -60,8 +60,12 @@ def test_an_input_too_large_for_memory_raises_memory_error() -> None:
 # The child prints its address space, then copies an endless iterator; SIGINT comes once the
 # copy has grown it.
 INTERRUPTED = """
-import itertools, resource, sys
+import itertools, resource, signal, sys
 from arklow_pulumi.core._kernel import Network
+
+# Python leaves SIGINT ignored when it starts so (a command a shell started with '&'): the
+# handler that raises is installed here, so the case does not depend on how the tests were started
+signal.signal(signal.SIGINT, signal.default_int_handler)
 
 # should the signal not stop the copy, it ends at this cap (MemoryError), not in the machine's swap;
 # wide enough that a parent slowed by a loaded machine still sends its signal well before it
