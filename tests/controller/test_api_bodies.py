@@ -51,7 +51,10 @@ BODIES = [
 
 @pytest.fixture
 def served(caplog: pytest.LogCaptureFixture) -> Iterator[tuple[str, MemoryPort]]:
-    caplog.set_level(logging.DEBUG)
+    # the server's own loggers at DEBUG, not the root: a thread another test left behind (a
+    # preview's describe, still retrying botocore's calls) would log its debug lines here too
+    for name in ("arklow_pulumi.controller", "uvicorn"):
+        caplog.set_level(logging.DEBUG, logger=name)
     port = MemoryPort(["a/x", "a/y"])
     with UvicornThread(build_app(port, None, Metrics()), access_log=False) as server:
         yield server.url, port
